@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The test command: installs what is missing, builds, and runs the whole suite through CTest,
+# once in a normal build and once under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Every server a test needs is started by the test itself on a free loopback port.
+# Extra arguments go to both ctest runs (e.g. -L redis, -R tst_values).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+jobs=$(nproc)
+
+"$root/scripts/build.sh" build
+(cd "$root/build" && ctest --output-on-failure -j"$jobs" "$@")
+
+"$root/scripts/build.sh" build-asan -DCMAKE_BUILD_TYPE=Debug -DQSIMBA_SANITIZE=ON
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+(cd "$root/build-asan" && ctest --output-on-failure -j"$jobs" -LE install "$@")

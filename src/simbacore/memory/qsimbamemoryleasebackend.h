@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "qsimbacore_export.h"
+#include "qsimbaleasebackend.h"
+#include "qsimbaticker.h"
+
+#include <memory>
+
+class QSimbaMemoryStore;
+
+/*
+ * The in-memory backend: leases kept in this process, for tests and single-process use.
+ * Instances built with the same store name share one store for the life of the process
+ * (so tokens survive a new instance); an empty name makes a private store. The store's
+ * clock is the ticker it was created with.
+ *
+ * Fault injection (thread-safe, affects every instance of the store): failNext(),
+ * delayNext(), pause()/resume(), expireSession(), setDropHints().
+ *
+ * Thread-safe: the store is guarded by a mutex; hints are published on the calling thread
+ * after the store is unlocked.
+ */
+class QSIMBACORE_EXPORT QSimbaMemoryLeaseBackend final : public QSimbaLeaseBackend
+{
+public:
+    explicit QSimbaMemoryLeaseBackend(const QString &storeName = {},
+                                      std::shared_ptr<QSimbaTicker> ticker = QSimbaTicker::system());
+    ~QSimbaMemoryLeaseBackend() override;
+
+    Capabilities capabilities() const override;
+    QString describe() const override;
+    SessionGrant openSession(Millis lease, const QMap<QString, QString> &metadata = {}) override;
+    KeepAliveResult keepAlive(const QSimbaSessionId &session, Millis lease,
+                              const QSet<QSimbaLeaseName> &held) override;
+    QHash<QSimbaLeaseName, AcquireResult> acquire(const QSimbaSessionId &session,
+                                                 const QSet<QSimbaLeaseName> &names) override;
+    void release(const QSimbaSessionId &session, const QHash<QSimbaLeaseName, qint64> &leases) override;
+    void closeSession(const QSimbaSessionId &session) override;
+    void join(const QSimbaSessionId &session, const QString &group) override;
+    void leave(const QSimbaSessionId &session, const QString &group) override;
+    QList<QSimbaSessionId> members(const QString &group) override;
+    std::unique_ptr<Subscription> subscribe(HintListener listener) override;
+    Inspection inspect() override;
+
+    // Fault injection.
+    //! The next \a calls SPI calls throw QSimbaBackendError (without touching the store).
+    void failNext(int calls);
+    //! The next \a calls SPI calls block for \a delay of real time before running.
+    void delayNext(int calls, std::chrono::nanoseconds delay);
+    //! Every SPI call blocks until resume() (a hung server).
+    void pause();
+    void resume();
+    //! Expires \a session now, as if its lease ran out.
+    void expireSession(const QSimbaSessionId &session);
+    //! Drops every hint while \a drop is true.
+    void setDropHints(bool drop);
+    //! SPI calls made on this store so far (faulted ones included).
+    qint64 callCount() const;
+
+private:
+    std::shared_ptr<QSimbaMemoryStore> m_store;
+};

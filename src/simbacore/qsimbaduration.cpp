@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "qsimbaduration_p.h"
+
+#include <QtCore/QRegularExpression>
+
+namespace QSimba {
+
+QString formatDuration(std::chrono::nanoseconds d)
+{
+    using namespace std::chrono;
+    const qint64 ns = d.count();
+    const auto fmt = [](double v, const char *unit) -> QString {
+        return QString::number(v, 'g', 6) + QLatin1String(unit);
+    };
+    const qint64 abs = ns < 0 ? -ns : ns;
+    if (abs >= 60'000'000'000LL && ns % 60'000'000'000LL == 0)
+        return fmt(double(ns) / 60e9, "m");
+    if (abs >= 1'000'000'000LL)
+        return fmt(double(ns) / 1e9, "s");
+    if (abs >= 1'000'000LL)
+        return fmt(double(ns) / 1e6, "ms");
+    if (abs >= 1'000LL)
+        return fmt(double(ns) / 1e3, "us");
+    return fmt(double(ns), "ns");
+}
+
+std::optional<std::chrono::nanoseconds> parseDuration(const QString &text)
+{
+    static const QRegularExpression re(
+        QStringLiteral("^\\s*(\\d+(?:\\.\\d+)?)\\s*(ns|us|ms|s|m|h)\\s*$"));
+    const auto m = re.match(text);
+    if (!m.hasMatch())
+        return std::nullopt;
+    const double value = m.captured(1).toDouble();
+    const QString unit = m.captured(2);
+    double scale = 1;
+    if (unit == QLatin1String("us"))
+        scale = 1e3;
+    else if (unit == QLatin1String("ms"))
+        scale = 1e6;
+    else if (unit == QLatin1String("s"))
+        scale = 1e9;
+    else if (unit == QLatin1String("m"))
+        scale = 60e9;
+    else if (unit == QLatin1String("h"))
+        scale = 3600e9;
+    const double ns = value * scale;
+    if (ns > 9.2e18)
+        return std::nullopt;
+    return std::chrono::nanoseconds(qint64(ns));
+}
+
+} // namespace QSimba

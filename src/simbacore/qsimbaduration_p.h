@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+// Private header: not installed, not part of the API.
+#pragma once
+
+#include "qsimbacore_export.h"
+
+#include <QtCore/QString>
+
+#include <chrono>
+#include <optional>
+
+namespace QSimba {
+//! "15s", "250ms", "1.5s", "2m" — the form used in messages and by simbactl.
+QSIMBACORE_EXPORT QString formatDuration(std::chrono::nanoseconds d);
+//! Parses "500ms", "10s", "1m", "1h", "250us", "100ns" (a number and a unit); nullopt when malformed.
+QSIMBACORE_EXPORT std::optional<std::chrono::nanoseconds> parseDuration(const QString &text);
+} // namespace QSimba

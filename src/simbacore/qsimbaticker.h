@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "qsimbacore_export.h"
+
+#include <QtCore/QtGlobal>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+
+/*
+ * A monotonic clock in nanoseconds: the only local time QSimba reads. Thread-safe.
+ * system() is the steady clock; QSimbaManualTicker moves only when told to (tests).
+ */
+class QSIMBACORE_EXPORT QSimbaTicker
+{
+public:
+    virtual ~QSimbaTicker();
+    virtual std::chrono::nanoseconds now() const = 0;
+
+    //! The process's steady clock.
+    static std::shared_ptr<QSimbaTicker> system();
+};
+
+/*
+ * A ticker for tests: starts at \a start and advances only through advance() or set().
+ * Thread-safe.
+ */
+class QSIMBACORE_EXPORT QSimbaManualTicker final : public QSimbaTicker
+{
+public:
+    explicit QSimbaManualTicker(std::chrono::nanoseconds start = std::chrono::seconds(1000));
+    std::chrono::nanoseconds now() const override;
+    void advance(std::chrono::nanoseconds d);
+    //! Moves to \a t; a ticker never goes backwards, so a \a t in the past is ignored.
+    void set(std::chrono::nanoseconds t);
+
+private:
+    std::atomic<qint64> m_now;
+};

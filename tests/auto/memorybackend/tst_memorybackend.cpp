@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the in-memory backend adds to the SPI: shared named stores and fault injection.
+#include "qsimbaerror.h"
+#include "qsimbamemoryleasebackend.h"
+
+#include <QtCore/QFutureWatcher>
+#include <QtCore/QMutex>
+#include <QtConcurrent/QtConcurrent>
+#include <QtTest/QSignalSpy>
+#include <QtTest/QTest>
+
+using namespace std::chrono_literals;
+
+class tst_MemoryBackend : public QObject
+{
+    Q_OBJECT
+
+    std::shared_ptr<QSimbaManualTicker> ticker = std::make_shared<QSimbaManualTicker>();
+    QSimbaLeaseName a = QSimbaLeaseName::of(QStringLiteral("a"));
+
+private Q_SLOTS:
+    void namedStoresAreShared()
+    {
+        const QString name = QSimbaSessionId::generate().toString();
+        QSimbaMemoryLeaseBackend one(name, ticker), two(name, ticker), other({}, ticker);
+        const auto s = one.openSession(1s).id;
+        QVERIFY(two.keepAlive(s, 1s, {}).isLive);
+        QVERIFY(!other.keepAlive(s, 1s, {}).isLive);
+        QCOMPARE(one.describe(), QStringLiteral("memory://") + name);
+    }
+
+    void failNextFailsExactlyThatManyCalls()
+    {
+        QSimbaMemoryLeaseBackend b({}, ticker);
+        const auto s = b.openSession(1s).id;
+        b.failNext(2);
+        QVERIFY_THROWS_EXCEPTION(QSimbaBackendError, b.acquire(s, {a}));
+        QVERIFY_THROWS_EXCEPTION(QSimbaBackendError, b.keepAlive(s, 1s, {}));
+        QVERIFY(b.acquire(s, {a}).value(a).isGranted);
+        // A failed call did nothing: the first token is 1.
+        QCOMPARE(b.acquire(s, {a}).value(a).token, 1);
+    }
+
+    void expireSessionEndsItNow()
+    {
+        QSimbaMemoryLeaseBackend b({}, ticker);
+        const auto s1 = b.openSession(10s).id, s2 = b.openSession(10s).id;
+        QVERIFY(b.acquire(s1, {a}).value(a).isGranted);
+        b.expireSession(s1);
+        QVERIFY(!b.keepAlive(s1, 10s, {}).isLive);
+        QVERIFY(b.acquire(s2, {a}).value(a).isGranted);
+    }
+
+    void hintsAndDroppingThem()
+    {
+        QSimbaMemoryLeaseBackend b({}, ticker);
+        QMutex mutex;
+        QStringList seen;
+        auto sub = b.subscribe([&](const QSimbaLeaseBackend::Hint &h) {
+            QMutexLocker lock(&mutex);
+            seen.append((h.kind == QSimbaLeaseBackend::Hint::Kind::Released ? QStringLiteral("released:")
+                                                                             : QStringLiteral("members:"))
+                        + h.name);
+        });
+        const auto s = b.openSession(1s).id;
+        b.release(s, {{a, b.acquire(s, {a}).value(a).token}});
+        b.join(s, QStringLiteral("g"));
+        QCOMPARE(seen, (QStringList{QStringLiteral("released:a"), QStringLiteral("members:g")}));
+        b.setDropHints(true);
+        b.release(s, {{a, b.acquire(s, {a}).value(a).token}});
+        QCOMPARE(seen.size(), 2);
+        b.setDropHints(false);
+        sub.reset(); // unsubscribed: nothing more arrives
+        b.leave(s, QStringLiteral("g"));
+        QCOMPARE(seen.size(), 2);
+    }
+
+    void pauseBlocksUntilResume()
+    {
+        QSimbaMemoryLeaseBackend b({}, ticker);
+        const auto s = b.openSession(1s).id;
+        b.pause();
+        QFutureWatcher<bool> watcher;
+        QSignalSpy finished(&watcher, &QFutureWatcher<bool>::finished);
+        watcher.setFuture(QtConcurrent::run([&] { return b.keepAlive(s, 1s, {}).isLive; }));
+        // The call is stuck inside the backend: it has been counted but cannot answer.
+        QTRY_COMPARE(b.callCount(), 2);
+        QVERIFY(!watcher.isFinished());
+        b.resume();
+        QVERIFY(finished.wait(5000));
+        QVERIFY(watcher.result());
+    }
+
+    void countsCalls()
+    {
+        QSimbaMemoryLeaseBackend b({}, ticker);
+        QCOMPARE(b.callCount(), 0);
+        const auto s = b.openSession(1s).id;
+        b.keepAlive(s, 1s, {});
+        b.members(QStringLiteral("g"));
+        QCOMPARE(b.callCount(), 3);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_MemoryBackend)
+#include "tst_memorybackend.moc"

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "testserver.h"
+
+#include <QtCore/QDeadlineTimer>
+#include <QtCore/QFile>
+#include <QtNetwork/QTcpServer>
+
+
+TestServer::TestServer(const QString &name)
+    : m_name(name), m_dir(QDir::tempPath() + QStringLiteral("/qsimba-") + name + QStringLiteral("-XXXXXX")),
+      m_port(freePort())
+{
+}
+
+TestServer::~TestServer()
+{
+    stop();
+}
+
+quint16 TestServer::freePort()
+{
+    QTcpServer server;
+    if (!server.listen(QHostAddress::LocalHost, 0))
+        return 0;
+    return server.serverPort();
+}
+
+int TestServer::run(const QString &program, const QStringList &args, QString *output,
+                    std::chrono::milliseconds timeout)
+{
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(program, args);
+    if (!p.waitForStarted(int(timeout.count()))) {
+        if (output)
+            *output = p.errorString();
+        return -1;
+    }
+    if (!p.waitForFinished(int(timeout.count()))) {
+        p.kill();
+        p.waitForFinished();
+        if (output)
+            *output = QStringLiteral("timed out: ") + QString::fromLocal8Bit(p.readAll());
+        return -1;
+    }
+    if (output)
+        *output = QString::fromLocal8Bit(p.readAll());
+    return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+}
+
+bool TestServer::isRunning() const
+{
+    return m_process && m_process->state() == QProcess::Running;
+}
+
+bool TestServer::fail(const QString &message)
+{
+    m_error = m_name + QStringLiteral(": ") + message;
+    const QString tail = logTail();
+    if (!tail.isEmpty())
+        m_error += QStringLiteral("\n--- log tail ---\n") + tail;
+    return false;
+}
+
+QString TestServer::logTail() const
+{
+    QFile log(dir() + QLatin1Char('/') + m_name + QStringLiteral(".log"));
+    if (!log.open(QIODevice::ReadOnly))
+        return {};
+    const QByteArray all = log.readAll();
+    return QString::fromLocal8Bit(all.right(2000));
+}
+
+bool TestServer::waitUntil(const std::function<bool()> &ready, std::chrono::milliseconds timeout)
+{
+    QDeadlineTimer deadline(timeout);
+    while (m_process && m_process->state() == QProcess::Running) {
+        if (ready())
+            return true;
+        if (deadline.hasExpired())
+            return false;
+        // A server starting in another process: nothing to await but its answer, or its
+        // exit, which ends the wait at once.
+        m_process->waitForFinished(50);
+    }
+    return false;
+}
+
+bool TestServer::launch(const QString &program, const QStringList &args, const std::function<bool()> &ready,
+                        std::chrono::milliseconds timeout)
+{
+    if (!m_dir.isValid())
+        return fail(QStringLiteral("cannot create a temporary directory: ") + m_dir.errorString());
+    if (m_port == 0)
+        return fail(QStringLiteral("no free port on 127.0.0.1"));
+    m_process = std::make_unique<QProcess>();
+    m_process->setProcessChannelMode(QProcess::MergedChannels);
+    m_process->setStandardOutputFile(dir() + QLatin1Char('/') + m_name + QStringLiteral(".log"));
+    m_process->start(program, args);
+    if (!m_process->waitForStarted(10000))
+        return fail(QStringLiteral("cannot start %1: %2").arg(program, m_process->errorString()));
+    if (!waitUntil(ready, timeout)) {
+        const bool exited = m_process->state() != QProcess::Running;
+        stop();
+        return fail(exited ? QStringLiteral("%1 exited during start-up").arg(program)
+                           : QStringLiteral("%1 not ready within %2 ms").arg(program).arg(timeout.count()));
+    }
+    return true;
+}
+
+void TestServer::stop()
+{
+    if (!m_process)
+        return;
+    if (m_process->state() != QProcess::NotRunning) {
+        m_process->terminate();
+        if (!m_process->waitForFinished(10000)) {
+            m_process->kill();
+            m_process->waitForFinished(5000);
+        }
+    }
+    m_process.reset();
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// Test support: not installed.
+#pragma once
+
+#include <QtCore/QProcess>
+#include <QtCore/QStringList>
+#include <QtCore/QTemporaryDir>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+
+/*
+ * A real server process for tests: a private temporary directory, a free loopback port,
+ * a log file, and a stop that never leaves the process behind. Subclasses (redis, …)
+ * know how to configure, start and probe their server. Not thread-safe; use it from the
+ * test's thread.
+ */
+class TestServer
+{
+public:
+    explicit TestServer(const QString &name);
+    virtual ~TestServer();
+
+    //! A TCP port on 127.0.0.1 that was free a moment ago.
+    static quint16 freePort();
+    //! Runs \a program to completion; returns its exit code, with stdout+stderr in \a output.
+    static int run(const QString &program, const QStringList &args, QString *output = nullptr,
+                   std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+    QString name() const { return m_name; }
+    QString dir() const { return m_dir.path(); }
+    quint16 port() const { return m_port; }
+    //! Why start() failed (including the tail of the server's log).
+    QString errorString() const { return m_error; }
+    bool isRunning() const;
+
+    //! Starts the server; false (with errorString()) when it did not become ready in time.
+    virtual bool start() = 0;
+    //! Stops the server (TERM, then KILL after a grace period). Idempotent.
+    virtual void stop();
+
+protected:
+    //! Starts \a program in the background, logging to dir()/<name>.log, then polls
+    //! \a ready every 50 ms until it answers true or \a timeout passes.
+    bool launch(const QString &program, const QStringList &args, const std::function<bool()> &ready,
+                std::chrono::milliseconds timeout = std::chrono::seconds(30));
+    bool fail(const QString &message);
+    //! Waits until \a ready answers true, up to \a timeout; the process must stay alive.
+    bool waitUntil(const std::function<bool()> &ready, std::chrono::milliseconds timeout);
+    QString logTail() const;
+
+    QString m_name;
+    QTemporaryDir m_dir;
+    quint16 m_port = 0;
+    QString m_error;
+    std::unique_ptr<QProcess> m_process;
+};
