@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// Private header: not installed, not part of the API.
+#pragma once
+
+#include "qsimbaredisleasebackend.h"
+
+#include <QtCore/QByteArray>
+#include <QtCore/QList>
+
+#include <memory>
+
+struct redisContext;
+struct redisReply;
+
+struct QSimbaRedisReplyDeleter
+{
+    void operator()(redisReply *reply) const;
+};
+struct QSimbaRedisContextDeleter
+{
+    void operator()(redisContext *context) const;
+};
+using QSimbaRedisReply = std::unique_ptr<redisReply, QSimbaRedisReplyDeleter>;
+
+/*
+ * One blocking hiredis connection (RAII), connected on demand: the first command after a
+ * failure reconnects. The one place where hiredis error codes become QSimbaBackendError
+ * (naming the server and the cause; a broken connection is dropped there). Error replies
+ * of the server are returned, not thrown: the caller knows what they mean.
+ * Used from one thread at a time.
+ */
+class QSimbaRedisConnection
+{
+public:
+    using Options = QSimbaRedisLeaseBackend::Options;
+
+    QSimbaRedisConnection(const Options &options, const QString &description);
+    ~QSimbaRedisConnection();
+
+    //! Connects, authenticates and selects the database unless connected. Throws.
+    void ensureConnected();
+    //! Sends \a args and waits for the reply (within commandTimeout). Throws on I/O errors.
+    QSimbaRedisReply command(const QList<QByteArray> &args);
+    //! Sends \a args without waiting; for a subscriber.
+    void send(const QList<QByteArray> &args);
+    //! Waits for the next reply, forever when \a blocking and no timeout is set.
+    QSimbaRedisReply read();
+    //! No read timeout from now on (a subscriber waits for messages indefinitely).
+    void clearReadTimeout();
+    void disconnect();
+    bool isConnected() const { return bool(m_context); }
+    //! Whether the last failure was a command timeout (the server may be hung).
+    bool lastFailureTimedOut() const { return m_timedOut; }
+    //! The socket, to wake a blocked read from another thread with shutdown(); -1 if none.
+    int socket() const;
+
+    //! The text of an error reply (or an empty string when \a reply is not an error).
+    static QByteArray errorOf(const redisReply *reply);
+
+private:
+    [[noreturn]] void fail(const QString &what);
+
+    Options m_options;
+    QString m_description;
+    std::unique_ptr<redisContext, QSimbaRedisContextDeleter> m_context;
+    bool m_timedOut = false;
+};
+
+//! Reading replies; each throws QSimbaBackendError on an unexpected shape.
+namespace QSimbaRedisReplies {
+qint64 integer(const redisReply *reply, const QString &server);
+QByteArray string(const redisReply *reply, const QString &server);
+QString text(const redisReply *reply, const QString &server);
+const redisReply *element(const redisReply *array, size_t index, const QString &server);
+size_t size(const redisReply *array, const QString &server);
+} // namespace QSimbaRedisReplies

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "qsimbaredishintsubscription_p.h"
+
+#include "qsimbaerror.h"
+#include "qsimbaredisconnection_p.h"
+#include "qsimbaredislogging_p.h"
+
+#include <hiredis/hiredis.h>
+
+#include <QtCore/QScopeGuard>
+
+#include <sys/socket.h>
+
+/*!
+    \class QSimbaRedisHintSubscription
+    \internal
+    \brief Released and MembersChanged hints from Redis Pub/Sub, on a thread of its own.
+
+    Hints only accelerate: while the connection is down, hints are lost and nobody waits
+    for them. The listener is called on this subscription's thread.
+*/
+
+using namespace std::chrono_literals;
+
+QSimbaRedisHintSubscription::QSimbaRedisHintSubscription(const QSimbaRedisLeaseBackend::Options &options,
+                                                         const QString &description, const QByteArray &channel,
+                                                         QSimbaLeaseBackend::HintListener listener)
+    : m_options(options), m_description(description), m_channel(channel), m_listener(std::move(listener))
+{
+    m_thread = std::thread([this] { run(); });
+}
+
+QSimbaRedisHintSubscription::~QSimbaRedisHintSubscription()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopping = true;
+        if (m_socket >= 0)
+            ::shutdown(m_socket, SHUT_RDWR); // ends the blocked read
+    }
+    m_wake.notify_all();
+    m_thread.join();
+}
+
+void QSimbaRedisHintSubscription::run()
+{
+    auto backoff = 100ms;
+    for (;;) {
+        try {
+            listen();
+            backoff = 100ms; // it was subscribed: the next attempt may come soon
+        } catch (const QSimbaError &e) {
+            qCDebug(lcSimbaRedis) << "hint subscription:" << e.message();
+        }
+        std::unique_lock lock(m_mutex);
+        if (m_wake.wait_for(lock, backoff, [this] { return m_stopping; }))
+            return;
+        backoff = std::min<std::chrono::milliseconds>(backoff * 2, 1s);
+    }
+}
+
+// One connection's life: subscribe, then deliver messages until the connection breaks.
+void QSimbaRedisHintSubscription::listen()
+{
+    QSimbaRedisConnection connection(m_options, m_description);
+    connection.ensureConnected();
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_stopping)
+            return;
+        m_socket = connection.socket();
+    }
+    // Forgets the socket before the connection closes it (its number may be reused at once).
+    const auto forget = qScopeGuard([this] {
+        std::lock_guard lock(m_mutex);
+        m_socket = -1;
+    });
+    const auto confirm = connection.command({QByteArrayLiteral("SUBSCRIBE"), m_channel});
+    if (const QByteArray error = QSimbaRedisConnection::errorOf(confirm.get()); !error.isEmpty())
+        throw QSimbaBackendError(m_description + QStringLiteral(": cannot subscribe: ") + QString::fromUtf8(error));
+    connection.clearReadTimeout();
+    qCDebug(lcSimbaRedis) << "subscribed to hints on" << m_description;
+    for (;;) {
+        const auto message = connection.read();
+        const redisReply *r = message.get();
+        if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 || r->element[2]->type != REDIS_REPLY_STRING)
+            continue;
+        const QByteArray payload(r->element[2]->str, qsizetype(r->element[2]->len));
+        if (payload.size() < 3 || payload.at(1) != ' ')
+            continue;
+        const auto kind = payload.at(0) == 'R' ? QSimbaLeaseBackend::Hint::Kind::Released
+                                               : QSimbaLeaseBackend::Hint::Kind::MembersChanged;
+        try {
+            m_listener({kind, QString::fromUtf8(payload.mid(2))});
+        } catch (...) {
+            qCWarning(lcSimbaRedis) << "a hint listener threw; ignored";
+        }
+    }
+}

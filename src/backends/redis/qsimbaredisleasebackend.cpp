@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "qsimbaredisleasebackend.h"
+
+#include "qsimbaduration_p.h"
+#include "qsimbaerror.h"
+#include "qsimbaredisconnection_p.h"
+#include "qsimbaredishintsubscription_p.h"
+#include "qsimbaredislogging_p.h"
+#include "qsimbaredisscripts_p.h"
+
+#include <hiredis/hiredis.h>
+
+#include <QtCore/QRegularExpression>
+#include <QtCore/QUrlQuery>
+
+/*!
+    \class QSimbaRedisLeaseBackend
+    \brief Leases in Redis 7 through hiredis: one Lua script per SPI call, on the server's
+    clock, with Pub/Sub hints.
+
+    Every SPI call runs one script (EVALSHA; loaded with SCRIPT LOAD when the server answers
+    NOSCRIPT) that reads the server's TIME, so every expiry is judged and every remaining
+    duration measured on the server. All keys start with "{prefix}:", one hash tag: a Redis
+    Cluster keeps them in one slot, so one shard carries the whole load.
+
+    Tokens never reset, even when Redis loses its data: a new token is
+    max(last token + 1, server TIME in microseconds). After a loss of data (the store's
+    epoch is missing, or another server run answers), no lease is granted for
+    Options::maxLease, so a term handed out before the loss has ended before its name is
+    granted again; acquire answers HeldBy(recoveringHolder()) meanwhile.
+
+    A broken connection is re-established on the next call (a call on a connection that
+    broke since the last call is retried once on a new one: every script is idempotent).
+    Every failure throws QSimbaBackendError naming the server and the cause; connecting and
+    each command are bounded by Options::connectTimeout and Options::commandTimeout.
+
+    Not thread-safe: one thread calls one instance at a time; the calls block.
+*/
+
+using namespace std::chrono;
+using Millis = QSimbaLeaseBackend::Millis;
+namespace R = QSimbaRedisReplies;
+
+class QSimbaRedisLeaseBackendPrivate
+{
+public:
+    QSimbaRedisLeaseBackendPrivate(const QSimbaRedisLeaseBackend::Options &o, const QString &d)
+        : options(o), description(d), base('{' + o.prefix.toUtf8() + "}:"),
+          epochKey(base + "epoch"), channel(base + "hints"), connection(o, d)
+    {
+    }
+
+    QSimbaRedisReply evalOnce(QSimbaRedisScripts::Id script, const QList<QByteArray> &args);
+    QSimbaRedisReply eval(QSimbaRedisScripts::Id script, const QList<QByteArray> &args);
+    QSimbaSessionId sessionOf(const redisReply *reply) const;
+    [[noreturn]] void sessionExpired(const QSimbaSessionId &session) const;
+    QByteArray leaseArg(Millis lease) const
+    {
+        return QByteArray::number(qint64(std::min(lease, options.maxLease).count()));
+    }
+
+    QSimbaRedisLeaseBackend::Options options;
+    QString description;
+    QByteArray base;
+    QByteArray epochKey;
+    QByteArray channel;
+    QSimbaRedisConnection connection;
+};
+
+QSimbaRedisReply QSimbaRedisLeaseBackendPrivate::evalOnce(QSimbaRedisScripts::Id script,
+                                                          const QList<QByteArray> &args)
+{
+    QList<QByteArray> command{QByteArrayLiteral("EVALSHA"), QSimbaRedisScripts::sha(script),
+                              QByteArrayLiteral("1"), epochKey, base,
+                              QByteArray::number(qint64(options.maxLease.count()))};
+    command.append(args);
+    auto reply = connection.command(command);
+    QByteArray error = QSimbaRedisConnection::errorOf(reply.get());
+    if (error.startsWith("NOSCRIPT")) {
+        const auto loaded = connection.command({QByteArrayLiteral("SCRIPT"), QByteArrayLiteral("LOAD"),
+                                                QSimbaRedisScripts::body(script)});
+        error = QSimbaRedisConnection::errorOf(loaded.get());
+        if (error.isEmpty()) {
+            qCDebug(lcSimbaRedis) << "loaded script" << QSimbaRedisScripts::name(script) << "into" << description;
+            reply = connection.command(command);
+            error = QSimbaRedisConnection::errorOf(reply.get());
+        }
+    }
+    if (!error.isEmpty())
+        throw QSimbaBackendError(QStringLiteral("%1: %2 failed: %3")
+                                     .arg(description, QLatin1String(QSimbaRedisScripts::name(script)),
+                                          QString::fromUtf8(error)));
+    return reply;
+}
+
+/*!
+    Runs \a script; a connection that broke since the last call (a server restart, an idle
+    disconnect) is replaced and the script sent once more: every script is idempotent. A
+    timeout is not retried, so a hung server costs one command timeout.
+*/
+QSimbaRedisReply QSimbaRedisLeaseBackendPrivate::eval(QSimbaRedisScripts::Id script, const QList<QByteArray> &args)
+{
+    const bool reused = connection.isConnected();
+    try {
+        return evalOnce(script, args);
+    } catch (const QSimbaBackendError &e) {
+        if (!reused || connection.isConnected() || connection.lastFailureTimedOut())
+            throw;
+        qCDebug(lcSimbaRedis) << "retrying on a new connection after:" << e.message();
+    }
+    return evalOnce(script, args);
+}
+
+QSimbaSessionId QSimbaRedisLeaseBackendPrivate::sessionOf(const redisReply *reply) const
+{
+    const QString id = R::text(reply, description);
+    try {
+        return QSimbaSessionId::of(id);
+    } catch (const QSimbaInvalidArgumentError &e) {
+        throw QSimbaBackendError(description + QStringLiteral(": unexpected session id: ") + e.message());
+    }
+}
+
+void QSimbaRedisLeaseBackendPrivate::sessionExpired(const QSimbaSessionId &session) const
+{
+    throw QSimbaSessionExpiredError(
+        QStringLiteral("%1: session %2 has expired").arg(description, session.toString()));
+}
+
+namespace {
+const QString redactedPassword = QStringLiteral("***");
+
+QString describeOptions(const QSimbaRedisLeaseBackend::Options &o)
+{
+    QString userInfo;
+    if (!o.user.isEmpty())
+        userInfo = o.user + QLatin1Char(':') + redactedPassword + QLatin1Char('@');
+    else if (!o.password.isEmpty())
+        userInfo = QLatin1Char(':') + redactedPassword + QLatin1Char('@');
+    QString result = QStringLiteral("redis://") + userInfo + o.host + QLatin1Char(':')
+        + QString::number(o.port) + QLatin1Char('/') + QString::number(o.database);
+    if (o.prefix != QLatin1String("simba"))
+        result += QStringLiteral("?prefix=") + o.prefix;
+    return result;
+}
+
+// Empty when \a o is usable, else what is wrong with it.
+QString validateOptions(const QSimbaRedisLeaseBackend::Options &o)
+{
+    static const QRegularExpression prefixRule(QStringLiteral("^[A-Za-z0-9._:-]{1,64}$"));
+    if (o.host.isEmpty())
+        return QStringLiteral("host is empty");
+    if (o.port == 0)
+        return QStringLiteral("port must be 1-65535, got 0");
+    if (o.database < 0)
+        return QStringLiteral("database must be >= 0, got %1").arg(o.database);
+    if (!prefixRule.match(o.prefix).hasMatch())
+        return QStringLiteral("prefix must be 1-64 characters of [A-Za-z0-9._:-], got \"%1\"").arg(o.prefix);
+    if (!o.user.isEmpty() && o.password.isEmpty())
+        return QStringLiteral("user \"%1\" needs a password").arg(o.user);
+    const std::pair<const char *, milliseconds> durations[] = {
+        {"connectTimeout", o.connectTimeout}, {"commandTimeout", o.commandTimeout}, {"maxLease", o.maxLease}};
+    for (const auto &[name, value] : durations)
+        if (value < 1ms)
+            return QStringLiteral("%1 must be at least 1ms, got %2ms").arg(QLatin1String(name)).arg(value.count());
+    return {};
+}
+} // namespace
+
+QSimbaRedisLeaseBackend::QSimbaRedisLeaseBackend(const Options &options)
+    : d_ptr(std::make_unique<QSimbaRedisLeaseBackendPrivate>(options, describeOptions(options)))
+{
+    if (const QString error = validateOptions(options); !error.isEmpty())
+        throw QSimbaInvalidArgumentError(QStringLiteral("invalid Redis options for %1: %2")
+                                             .arg(describeOptions(options), error));
+}
+
+QSimbaRedisLeaseBackend::~QSimbaRedisLeaseBackend() = default;
+
+/*!
+    Parses a backend URL, "redis://[user:password@]host[:port][/db][?options]" with the
+    options prefix (default simba), connectTimeout, commandTimeout (default 2s each) and
+    maxLease (default 30s); durations are a number and a unit (ns, us, ms, s, m, h). Throws
+    QSimbaInvalidArgumentError naming what is wrong and the URL with its password redacted.
+*/
+QSimbaRedisLeaseBackend::Options QSimbaRedisLeaseBackend::parseUrl(const QUrl &url)
+{
+    QUrl shown = url;
+    if (!shown.password().isEmpty())
+        shown.setPassword(redactedPassword);
+    const auto bad = [&](const QString &why) {
+        throw QSimbaInvalidArgumentError(QStringLiteral("invalid Redis URL %1: %2")
+                                             .arg(shown.toString(QUrl::RemovePassword).isEmpty()
+                                                      ? QStringLiteral("(empty)")
+                                                      : shown.toString(),
+                                                  why));
+    };
+    if (!url.isValid())
+        bad(url.errorString());
+    if (url.scheme() != QLatin1String("redis"))
+        bad(QStringLiteral("the scheme must be \"redis\", got \"%1\"").arg(url.scheme()));
+    if (url.host().isEmpty())
+        bad(QStringLiteral("no host"));
+    if (url.hasFragment())
+        bad(QStringLiteral("unexpected fragment \"#%1\"").arg(url.fragment()));
+    Options o;
+    o.host = url.host();
+    if (url.port() == 0)
+        bad(QStringLiteral("port must be 1-65535, got 0"));
+    o.port = quint16(url.port(6379));
+    const QString path = url.path();
+    if (!path.isEmpty() && path != QLatin1String("/")) {
+        static const QRegularExpression dbRule(QStringLiteral("^/(\\d{1,9})$"));
+        const auto m = dbRule.match(path);
+        if (!m.hasMatch())
+            bad(QStringLiteral("the path must be a database number like /0, got \"%1\"").arg(path));
+        o.database = m.captured(1).toInt();
+    }
+    o.user = url.userName(QUrl::FullyDecoded);
+    o.password = url.password(QUrl::FullyDecoded);
+    if (!o.user.isEmpty() && o.password.isEmpty())
+        bad(QStringLiteral("user \"%1\" needs a password").arg(o.user));
+
+    QSet<QString> seen;
+    const auto items = QUrlQuery(url).queryItems(QUrl::FullyDecoded);
+    for (const auto &[key, value] : items) {
+        if (seen.contains(key))
+            bad(QStringLiteral("option %1 is given twice").arg(key));
+        seen.insert(key);
+        if (key == QLatin1String("prefix")) {
+            o.prefix = value;
+            continue;
+        }
+        milliseconds *target = key == QLatin1String("connectTimeout") ? &o.connectTimeout
+            : key == QLatin1String("commandTimeout")                  ? &o.commandTimeout
+            : key == QLatin1String("maxLease")                        ? &o.maxLease
+                                                                      : nullptr;
+        if (!target)
+            bad(QStringLiteral("unknown option \"%1\" (known: prefix, connectTimeout, commandTimeout, maxLease)")
+                    .arg(key));
+        const auto parsed = QSimbaDuration::parse(value);
+        if (!parsed || *parsed < 1ms)
+            bad(QStringLiteral("option %1 must be a duration of at least 1ms like 2s or 500ms, got \"%2\"")
+                    .arg(key, value));
+        *target = duration_cast<milliseconds>(*parsed);
+    }
+    if (const QString error = validateOptions(o); !error.isEmpty())
+        bad(error);
+    return o;
+}
+
+/*! Builds a backend from \a url (see parseUrl()); does not connect. */
+std::unique_ptr<QSimbaRedisLeaseBackend> QSimbaRedisLeaseBackend::fromUrl(const QUrl &url)
+{
+    return std::make_unique<QSimbaRedisLeaseBackend>(parseUrl(url));
+}
+
+QSimbaRedisLeaseBackend::Options QSimbaRedisLeaseBackend::options() const
+{
+    return d_ptr->options;
+}
+
+QSimbaSessionId QSimbaRedisLeaseBackend::recoveringHolder()
+{
+    static const QSimbaSessionId id = QSimbaSessionId::of(QStringLiteral("redis.recovering"));
+    return id;
+}
+
+QSimbaLeaseBackend::Capabilities QSimbaRedisLeaseBackend::capabilities() const
+{
+    return {true, true, true};
+}
+
+QString QSimbaRedisLeaseBackend::describe() const
+{
+    return d_ptr->description;
+}
+
+/*! The granted lease is \a lease, shortened to Options::maxLease. */
+QSimbaLeaseBackend::SessionGrant QSimbaRedisLeaseBackend::openSession(Millis lease,
+                                                                      const QMap<QString, QString> &metadata)
+{
+    validateLease(lease);
+    const auto id = QSimbaSessionId::generate();
+    QList<QByteArray> args{id.toString().toUtf8(), d_ptr->leaseArg(lease)};
+    for (auto it = metadata.cbegin(); it != metadata.cend(); ++it)
+        args << it.key().toUtf8() << it.value().toUtf8();
+    const auto reply = d_ptr->eval(QSimbaRedisScripts::Open, args);
+    return {id, Millis(R::integer(reply.get(), d_ptr->description))};
+}
+
+QSimbaLeaseBackend::KeepAliveResult QSimbaRedisLeaseBackend::keepAlive(const QSimbaSessionId &session,
+                                                                        Millis lease, const QSet<QSimbaLeaseName> &)
+{
+    validateLease(lease);
+    const QString &server = d_ptr->description;
+    const auto reply = d_ptr->eval(QSimbaRedisScripts::KeepAlive,
+                                   {session.toString().toUtf8(), d_ptr->leaseArg(lease)});
+    if (R::integer(R::element(reply.get(), 0, server), server) != 1)
+        return KeepAliveResult::expired();
+    QSet<QSimbaLeaseName> owned;
+    const size_t n = R::size(reply.get(), server);
+    for (size_t i = 2; i < n; ++i)
+        owned.insert(QSimbaLeaseName::of(R::text(R::element(reply.get(), i, server), server)));
+    return KeepAliveResult::live(Millis(R::integer(R::element(reply.get(), 1, server), server)), owned);
+}
+
+/*!
+    Grants every free name (a name whose holder's session expired is free). While the
+    server recovers from a loss of its data, a free name answers
+    HeldBy(recoveringHolder(), last token, time left until grants resume).
+*/
+QHash<QSimbaLeaseName, QSimbaLeaseBackend::AcquireResult>
+QSimbaRedisLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSimbaLeaseName> &names)
+{
+    validateBatch(names);
+    QHash<QSimbaLeaseName, AcquireResult> results;
+    if (names.isEmpty())
+        return results;
+    const QString &server = d_ptr->description;
+    const QList<QSimbaLeaseName> order(names.cbegin(), names.cend());
+    QList<QByteArray> args{session.toString().toUtf8()};
+    for (const auto &name : order)
+        args.append(name.toString().toUtf8());
+    const auto reply = d_ptr->eval(QSimbaRedisScripts::Acquire, args);
+    if (R::integer(R::element(reply.get(), 0, server), server) != 1)
+        d_ptr->sessionExpired(session);
+    if (R::size(reply.get(), server) != size_t(1 + 4 * order.size()))
+        throw QSimbaBackendError(server + QStringLiteral(": acquire answered a reply of the wrong size"));
+    for (qsizetype i = 0; i < order.size(); ++i) {
+        const auto at = [&](int field) { return R::element(reply.get(), size_t(1 + 4 * i + field), server); };
+        const qint64 token = R::integer(at(1), server);
+        if (R::integer(at(0), server) == 1) {
+            results.insert(order[i], AcquireResult::granted(token));
+            continue;
+        }
+        const QSimbaSessionId holder = R::string(at(2), server).isEmpty() ? recoveringHolder() : d_ptr->sessionOf(at(2));
+        results.insert(order[i], AcquireResult::heldBy(holder, token, Millis(R::integer(at(3), server))));
+    }
+    return results;
+}
+
+void QSimbaRedisLeaseBackend::release(const QSimbaSessionId &session, const QHash<QSimbaLeaseName, qint64> &leases)
+{
+    if (leases.isEmpty())
+        return;
+    QList<QByteArray> args{session.toString().toUtf8()};
+    for (auto it = leases.cbegin(); it != leases.cend(); ++it)
+        args << it.key().toString().toUtf8() << QByteArray::number(it.value());
+    d_ptr->eval(QSimbaRedisScripts::Release, args);
+}
+
+void QSimbaRedisLeaseBackend::closeSession(const QSimbaSessionId &session)
+{
+    d_ptr->eval(QSimbaRedisScripts::Close, {session.toString().toUtf8()});
+}
+
+void QSimbaRedisLeaseBackend::join(const QSimbaSessionId &session, const QString &group)
+{
+    validateGroup(group);
+    const auto reply = d_ptr->eval(QSimbaRedisScripts::Join, {session.toString().toUtf8(), group.toUtf8()});
+    if (R::integer(reply.get(), d_ptr->description) != 1)
+        d_ptr->sessionExpired(session);
+}
+
+void QSimbaRedisLeaseBackend::leave(const QSimbaSessionId &session, const QString &group)
+{
+    validateGroup(group);
+    d_ptr->eval(QSimbaRedisScripts::Leave, {session.toString().toUtf8(), group.toUtf8()});
+}
+
+QList<QSimbaSessionId> QSimbaRedisLeaseBackend::members(const QString &group)
+{
+    validateGroup(group);
+    const auto reply = d_ptr->eval(QSimbaRedisScripts::Members, {group.toUtf8()});
+    QList<QSimbaSessionId> result;
+    const size_t n = R::size(reply.get(), d_ptr->description);
+    for (size_t i = 0; i < n; ++i)
+        result.append(d_ptr->sessionOf(R::element(reply.get(), i, d_ptr->description)));
+    std::sort(result.begin(), result.end());
+    return result;
+}
+
+/*!
+    Hints from Pub/Sub on a connection and thread of the subscription's own; \a listener is
+    called on that thread. A lost connection is re-established (resubscribing) with backoff.
+*/
+std::unique_ptr<QSimbaLeaseBackend::Subscription> QSimbaRedisLeaseBackend::subscribe(HintListener listener)
+{
+    return std::make_unique<QSimbaRedisHintSubscription>(d_ptr->options, d_ptr->description, d_ptr->channel,
+                                                         std::move(listener));
+}
+
+/*! The live sessions (with metadata), the leases of live sessions and the non-empty groups. */
+QSimbaLeaseBackend::Inspection QSimbaRedisLeaseBackend::inspect()
+{
+    const QString &server = d_ptr->description;
+    const auto reply = d_ptr->eval(QSimbaRedisScripts::Inspect, {});
+    const auto *sessions = R::element(reply.get(), 0, server);
+    const auto *leases = R::element(reply.get(), 1, server);
+    const auto *groups = R::element(reply.get(), 2, server);
+    Inspection result;
+    for (size_t i = 0; i < R::size(sessions, server); ++i) {
+        const auto *s = R::element(sessions, i, server);
+        const auto *meta = R::element(s, 2, server);
+        QMap<QString, QString> metadata;
+        for (size_t j = 0; j + 1 < R::size(meta, server); j += 2)
+            metadata.insert(R::text(R::element(meta, j, server), server), R::text(R::element(meta, j + 1, server), server));
+        result.sessions.append({d_ptr->sessionOf(R::element(s, 0, server)),
+                                Millis(R::integer(R::element(s, 1, server), server)), metadata});
+    }
+    for (size_t i = 0; i < R::size(leases, server); ++i) {
+        const auto *l = R::element(leases, i, server);
+        result.leases.append({QSimbaLeaseName::of(R::text(R::element(l, 0, server), server)),
+                              d_ptr->sessionOf(R::element(l, 1, server)), R::integer(R::element(l, 2, server), server),
+                              Millis(R::integer(R::element(l, 3, server), server))});
+    }
+    for (size_t i = 0; i < R::size(groups, server); ++i) {
+        const auto *g = R::element(groups, i, server);
+        const auto *ids = R::element(g, 1, server);
+        QList<QSimbaSessionId> members;
+        for (size_t j = 0; j < R::size(ids, server); ++j)
+            members.append(d_ptr->sessionOf(R::element(ids, j, server)));
+        std::sort(members.begin(), members.end());
+        result.groups.append({R::text(R::element(g, 0, server), server), members});
+    }
+    std::sort(result.sessions.begin(), result.sessions.end(), [](auto &a, auto &b) { return a.id < b.id; });
+    std::sort(result.leases.begin(), result.leases.end(), [](auto &a, auto &b) { return a.name < b.name; });
+    std::sort(result.groups.begin(), result.groups.end(), [](auto &a, auto &b) { return a.name < b.name; });
+    return result;
+}

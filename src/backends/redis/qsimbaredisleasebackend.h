@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "qsimbaleasebackend.h"
+#include "qsimbaredis_export.h"
+
+#include <QtCore/QString>
+#include <QtCore/QUrl>
+
+#include <chrono>
+#include <memory>
+
+class QSimbaRedisLeaseBackendPrivate;
+
+/*
+ * The Redis backend: leases in a Redis 7 server, reached through hiredis. Every SPI call
+ * is one Lua script judged on the server's clock (TIME); all keys share one hash tag.
+ * Hints arrive through Pub/Sub on a second connection. See README "Redis backend".
+ *
+ * Thread-affine like every backend: one instance is used by one thread at a time (the
+ * engine's "simba-backend" thread). Hint listeners run on the subscription's own thread.
+ */
+class QSIMBAREDIS_EXPORT QSimbaRedisLeaseBackend final : public QSimbaLeaseBackend
+{
+public:
+    struct Options
+    {
+        QString host = QStringLiteral("127.0.0.1");
+        quint16 port = 6379;
+        int database = 0;
+        QString user;     //!< ACL user; empty: "default" (or none with a plain requirepass)
+        QString password; //!< empty: no AUTH
+        QString prefix = QStringLiteral("simba"); //!< keys are "{prefix}:…"
+        std::chrono::milliseconds connectTimeout{2000};
+        std::chrono::milliseconds commandTimeout{2000};
+        //! The longest lease granted (longer requests are shortened to it). After the server
+        //! lost its data, no lease is granted for this long.
+        std::chrono::milliseconds maxLease{30000};
+    };
+
+    //! Throws QSimbaInvalidArgumentError naming a bad option. Does not connect.
+    explicit QSimbaRedisLeaseBackend(const Options &options);
+    ~QSimbaRedisLeaseBackend() override;
+
+    //! Parses "redis://[user:password@]host[:port][/db][?prefix=…&connectTimeout=2s&commandTimeout=2s&maxLease=30s]".
+    static Options parseUrl(const QUrl &url);
+    static std::unique_ptr<QSimbaRedisLeaseBackend> fromUrl(const QUrl &url);
+
+    Options options() const;
+
+    Capabilities capabilities() const override;
+    QString describe() const override;
+    SessionGrant openSession(Millis lease, const QMap<QString, QString> &metadata = {}) override;
+    KeepAliveResult keepAlive(const QSimbaSessionId &session, Millis lease,
+                              const QSet<QSimbaLeaseName> &held) override;
+    QHash<QSimbaLeaseName, AcquireResult> acquire(const QSimbaSessionId &session,
+                                                 const QSet<QSimbaLeaseName> &names) override;
+    void release(const QSimbaSessionId &session, const QHash<QSimbaLeaseName, qint64> &leases) override;
+    void closeSession(const QSimbaSessionId &session) override;
+    void join(const QSimbaSessionId &session, const QString &group) override;
+    void leave(const QSimbaSessionId &session, const QString &group) override;
+    QList<QSimbaSessionId> members(const QString &group) override;
+    std::unique_ptr<Subscription> subscribe(HintListener listener) override;
+    Inspection inspect() override;
+
+    //! The holder that HeldBy names while the server recovers from a loss of its data.
+    static QSimbaSessionId recoveringHolder();
+
+private:
+    Q_DISABLE_COPY_MOVE(QSimbaRedisLeaseBackend)
+    std::unique_ptr<QSimbaRedisLeaseBackendPrivate> const d_ptr;
+};

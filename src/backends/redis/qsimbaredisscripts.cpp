@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "qsimbaredisscripts_p.h"
+
+#include <QtCore/QCryptographicHash>
+
+#include <array>
+
+/*!
+    \class QSimbaRedisScripts
+    \internal
+    \brief The Lua scripts: one atomic script per SPI call, on the server's clock.
+*/
+
+namespace {
+// Shared by every script: the clock, liveness, ending a session, the recovery guard.
+// Times are microseconds of the server's TIME; numbers are stored with %d (exact below 2^53).
+constexpr char prelude[] = R"lua(
+local P = ARGV[1]
+local maxLease = tonumber(ARGV[2]) * 1000
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local function fmt(n) return string.format('%d', n) end
+local function ms(us) return math.floor(us / 1000) end
+local function hint(kind, name) redis.call('PUBLISH', P .. 'hints', kind .. ' ' .. name) end
+-- The session's expiry if it is live.
+local function alive(id)
+  local e = redis.call('ZSCORE', P .. 'sessions', id)
+  if e then
+    e = tonumber(e)
+    if e > now then return e end
+  end
+  return nil
+end
+-- Ends a session (closed or expired): frees its leases and memberships, forgets it.
+local function endSession(id)
+  redis.call('ZREM', P .. 'sessions', id)
+  for _, name in ipairs(redis.call('SMEMBERS', P .. 'owned:' .. id)) do
+    if redis.call('HGET', P .. 'lease:' .. name, 'holder') == id then
+      redis.call('DEL', P .. 'lease:' .. name)
+      redis.call('SREM', P .. 'leases', name)
+      hint('R', name)
+    end
+  end
+  for _, g in ipairs(redis.call('SMEMBERS', P .. 'joined:' .. id)) do
+    if redis.call('SREM', P .. 'group:' .. g, id) == 1 then hint('M', g) end
+    if redis.call('SCARD', P .. 'group:' .. g) == 0 then redis.call('SREM', P .. 'groups', g) end
+  end
+  redis.call('DEL', P .. 'owned:' .. id, P .. 'joined:' .. id, P .. 'session:' .. id)
+end
+-- Ends up to `limit` sessions whose time ran out.
+local function sweep(limit)
+  local ids = redis.call('ZRANGEBYSCORE', P .. 'sessions', '-inf', fmt(now), 'LIMIT', 0, limit)
+  for _, id in ipairs(ids) do endSession(id) end
+end
+-- The recovery guard: the time before which no lease is granted. A store without its epoch
+-- (first use, or data lost) or served by another server run (restart, failover) may have
+-- lost leases that are still valid for their holders: wait maxLease before granting.
+local function grantableFrom()
+  local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or ''
+  local e = redis.call('HMGET', KEYS[1], 'run', 'quiet')
+  if e[1] == run then return tonumber(e[2]) end
+  local quiet = now + maxLease
+  if e[2] and tonumber(e[2]) > quiet then quiet = tonumber(e[2]) end
+  redis.call('HSET', KEYS[1], 'run', run, 'quiet', fmt(quiet), 'since', fmt(now))
+  return quiet
+end
+)lua";
+
+// ARGV[3] id, ARGV[4] lease ms, ARGV[5..] metadata key, value, …
+// -> granted remaining ms
+constexpr char openScript[] = R"lua(
+local id = ARGV[3]
+local lease = tonumber(ARGV[4])
+sweep(16)
+grantableFrom()
+redis.call('ZADD', P .. 'sessions', fmt(now + lease * 1000), id)
+redis.call('DEL', P .. 'session:' .. id)
+local fields = {'lease', ARGV[4]}
+for i = 5, #ARGV, 2 do
+  fields[#fields + 1] = 'm:' .. ARGV[i]
+  fields[#fields + 1] = ARGV[i + 1]
+end
+redis.call('HSET', P .. 'session:' .. id, unpack(fields))
+return lease
+)lua";
+
+// ARGV[3] id, ARGV[4] lease ms -> {0} expired | {1, remaining ms, owned name, …}
+constexpr char keepAliveScript[] = R"lua(
+local id = ARGV[3]
+local lease = tonumber(ARGV[4])
+if not alive(id) then
+  endSession(id)
+  sweep(16)
+  return {0}
+end
+redis.call('ZADD', P .. 'sessions', 'XX', fmt(now + lease * 1000), id)
+local result = {1, lease}
+for _, name in ipairs(redis.call('SMEMBERS', P .. 'owned:' .. id)) do
+  if redis.call('HGET', P .. 'lease:' .. name, 'holder') == id then
+    result[#result + 1] = name
+  else
+    redis.call('SREM', P .. 'owned:' .. id, name)
+  end
+end
+sweep(16)
+return result
+)lua";
+
+// ARGV[3] id, ARGV[4..] names
+// -> {-1} expired | {1, then per name: granted (1|0), token, holder, holder remaining ms}
+constexpr char acquireScript[] = R"lua(
+local id = ARGV[3]
+if not alive(id) then
+  endSession(id)
+  return {-1}
+end
+local quiet = grantableFrom()
+local result = {1}
+local function answer(granted, token, holder, remaining)
+  result[#result + 1] = granted
+  result[#result + 1] = token
+  result[#result + 1] = holder
+  result[#result + 1] = remaining
+end
+for i = 4, #ARGV do
+  local name = ARGV[i]
+  local lease = P .. 'lease:' .. name
+  local h = redis.call('HMGET', lease, 'holder', 'token')
+  local holderExpiry = h[1] and alive(h[1])
+  if h[1] == id then
+    answer(1, tonumber(h[2]), '', 0)
+  elseif holderExpiry then
+    answer(0, tonumber(h[2]), h[1], ms(holderExpiry - now))
+  else
+    if h[1] then endSession(h[1]) end
+    local counter = tonumber(redis.call('GET', P .. 'token:' .. name) or '0')
+    if now < quiet then
+      answer(0, counter, '', ms(quiet - now) + 1)
+    else
+      -- Never below a token handed out before a loss of data: floored at TIME in µs.
+      local token = counter + 1
+      if token < now then token = now end
+      redis.call('SET', P .. 'token:' .. name, fmt(token))
+      redis.call('HSET', lease, 'holder', id, 'token', fmt(token))
+      redis.call('SADD', P .. 'owned:' .. id, name)
+      redis.call('SADD', P .. 'leases', name)
+      answer(1, token, '', 0)
+    end
+  end
+end
+return result
+)lua";
+
+// ARGV[3] id, ARGV[4..] name, token, … -> number released
+constexpr char releaseScript[] = R"lua(
+local id = ARGV[3]
+local released = 0
+for i = 4, #ARGV, 2 do
+  local name = ARGV[i]
+  local h = redis.call('HMGET', P .. 'lease:' .. name, 'holder', 'token')
+  if h[1] == id and h[2] == ARGV[i + 1] then
+    redis.call('DEL', P .. 'lease:' .. name)
+    redis.call('SREM', P .. 'owned:' .. id, name)
+    redis.call('SREM', P .. 'leases', name)
+    hint('R', name)
+    released = released + 1
+  end
+end
+return released
+)lua";
+
+// ARGV[3] id -> 1
+constexpr char closeScript[] = R"lua(
+endSession(ARGV[3])
+return 1
+)lua";
+
+// ARGV[3] id, ARGV[4] group -> -1 expired | 1
+constexpr char joinScript[] = R"lua(
+local id, g = ARGV[3], ARGV[4]
+if not alive(id) then
+  endSession(id)
+  return -1
+end
+if redis.call('SADD', P .. 'group:' .. g, id) == 1 then
+  redis.call('SADD', P .. 'joined:' .. id, g)
+  redis.call('SADD', P .. 'groups', g)
+  hint('M', g)
+end
+return 1
+)lua";
+
+// ARGV[3] id, ARGV[4] group -> 1
+constexpr char leaveScript[] = R"lua(
+local id, g = ARGV[3], ARGV[4]
+if redis.call('SREM', P .. 'group:' .. g, id) == 1 then
+  redis.call('SREM', P .. 'joined:' .. id, g)
+  if redis.call('SCARD', P .. 'group:' .. g) == 0 then redis.call('SREM', P .. 'groups', g) end
+  hint('M', g)
+end
+return 1
+)lua";
+
+// ARGV[3] group -> live member ids
+constexpr char membersScript[] = R"lua(
+local live = {}
+for _, id in ipairs(redis.call('SMEMBERS', P .. 'group:' .. ARGV[3])) do
+  if alive(id) then live[#live + 1] = id else endSession(id) end
+end
+return live
+)lua";
+
+// -> {{id, remaining ms, {key, value, …}}, …}, {{name, holder, token, remaining ms}, …},
+//    {{group, {id, …}}, …}
+constexpr char inspectScript[] = R"lua(
+sweep(1000)
+local sessions, leases, groups = {}, {}, {}
+local live = redis.call('ZRANGEBYSCORE', P .. 'sessions', '(' .. fmt(now), '+inf', 'WITHSCORES')
+for i = 1, #live, 2 do
+  local id = live[i]
+  local meta = {}
+  local fields = redis.call('HGETALL', P .. 'session:' .. id)
+  for j = 1, #fields, 2 do
+    if string.sub(fields[j], 1, 2) == 'm:' then
+      meta[#meta + 1] = string.sub(fields[j], 3)
+      meta[#meta + 1] = fields[j + 1]
+    end
+  end
+  sessions[#sessions + 1] = {id, ms(tonumber(live[i + 1]) - now), meta}
+end
+for _, name in ipairs(redis.call('SMEMBERS', P .. 'leases')) do
+  local h = redis.call('HMGET', P .. 'lease:' .. name, 'holder', 'token')
+  local e = h[1] and alive(h[1])
+  if e then leases[#leases + 1] = {name, h[1], tonumber(h[2]), ms(e - now)} end
+end
+for _, g in ipairs(redis.call('SMEMBERS', P .. 'groups')) do
+  local members = {}
+  for _, id in ipairs(redis.call('SMEMBERS', P .. 'group:' .. g)) do
+    if alive(id) then members[#members + 1] = id end
+  end
+  if #members > 0 then groups[#groups + 1] = {g, members} end
+end
+return {sessions, leases, groups}
+)lua";
+
+struct Script
+{
+    const char *name;
+    QByteArray body;
+    QByteArray sha;
+};
+
+const std::array<Script, QSimbaRedisScripts::Count> &scripts()
+{
+    static const std::array<Script, QSimbaRedisScripts::Count> all = [] {
+        const std::array<std::pair<const char *, const char *>, QSimbaRedisScripts::Count> sources{{
+            {"open", openScript},
+            {"keepAlive", keepAliveScript},
+            {"acquire", acquireScript},
+            {"release", releaseScript},
+            {"close", closeScript},
+            {"join", joinScript},
+            {"leave", leaveScript},
+            {"members", membersScript},
+            {"inspect", inspectScript},
+        }};
+        std::array<Script, QSimbaRedisScripts::Count> result;
+        for (size_t i = 0; i < sources.size(); ++i) {
+            QByteArray body(prelude);
+            body.append(sources[i].second);
+            result[i] = {sources[i].first, body,
+                         QCryptographicHash::hash(body, QCryptographicHash::Sha1).toHex()};
+        }
+        return result;
+    }();
+    return all;
+}
+} // namespace
+
+const QByteArray &QSimbaRedisScripts::body(Id id)
+{
+    return scripts()[size_t(id)].body;
+}
+
+const QByteArray &QSimbaRedisScripts::sha(Id id)
+{
+    return scripts()[size_t(id)].sha;
+}
+
+const char *QSimbaRedisScripts::name(Id id)
+{
+    return scripts()[size_t(id)].name;
+}
