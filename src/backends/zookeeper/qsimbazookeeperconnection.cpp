@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "qsimbazookeeperconnection_p.h"
+
+#include "qsimbaerror.h"
+#include "qsimbazookeeperbatch_p.h"
+#include "qsimbazookeeperhints_p.h"
+#include "qsimbazookeeperlogging_p.h"
+
+#include <QtCore/QDeadlineTimer>
+#include <QtCore/QStringList>
+
+/*!
+    \class QSimbaZookeeperConnection
+    \internal
+    \brief The zhandle_t of one backend, connected on demand; the error choke point.
+*/
+
+namespace {
+// The C client's log callback carries no context: keep its recent lines, so that a failed
+// connect can name the cause the client saw ("Connection refused").
+QMutex logMutex;
+QStringList &recentLog()
+{
+    static QStringList lines;
+    return lines;
+}
+
+QString stateName(int state)
+{
+    if (state == ZOO_CONNECTED_STATE)
+        return QStringLiteral("connected");
+    if (state == ZOO_CONNECTING_STATE)
+        return QStringLiteral("connecting");
+    if (state == ZOO_ASSOCIATING_STATE)
+        return QStringLiteral("associating");
+    if (state == ZOO_EXPIRED_SESSION_STATE)
+        return QStringLiteral("session expired");
+    if (state == ZOO_AUTH_FAILED_STATE)
+        return QStringLiteral("authentication failed");
+    if (state == ZOO_READONLY_STATE)
+        return QStringLiteral("read-only");
+    return QStringLiteral("not connected");
+}
+} // namespace
+
+QSimbaZookeeperConnection::QSimbaZookeeperConnection(const Options &options,
+                                                     std::shared_ptr<QSimbaZookeeperHints> hints)
+    : m_options(options), m_description(options.toRedactedUrl()), m_hints(std::move(hints)),
+      m_state(std::make_unique<State>())
+{
+    // CreatorRead: everything for the authenticated creator, reading for anyone.
+    m_creatorReadAcl = {{ZOO_PERM_ALL, ZOO_AUTH_IDS}, {ZOO_PERM_READ, ZOO_ANYONE_ID_UNSAFE}};
+    m_creatorRead.count = int(m_creatorReadAcl.size());
+    m_creatorRead.data = m_creatorReadAcl.data();
+}
+
+QSimbaZookeeperConnection::~QSimbaZookeeperConnection() = default;
+
+void QSimbaZookeeperConnection::Closer::operator()(zhandle_t *zh) const
+{
+    // Joins the C client's threads and answers pending completions with ZCLOSING.
+    zookeeper_close(zh);
+}
+
+const ACL_vector *QSimbaZookeeperConnection::acl() const
+{
+    switch (m_options.acl) {
+    case QSimbaZookeeperLeaseBackend::Acl::Creator:
+        return &ZOO_CREATOR_ALL_ACL;
+    case QSimbaZookeeperLeaseBackend::Acl::CreatorRead:
+        return &m_creatorRead;
+    case QSimbaZookeeperLeaseBackend::Acl::Open:
+        break;
+    }
+    return &ZOO_OPEN_ACL_UNSAFE;
+}
+
+QString QSimbaZookeeperConnection::path(const QString &relative) const
+{
+    return m_options.basePath + QLatin1Char('/') + relative;
+}
+
+void QSimbaZookeeperConnection::watcher(zhandle_t *, int type, int state, const char *, void *context)
+{
+    if (type != ZOO_SESSION_EVENT)
+        return;
+    auto *s = static_cast<State *>(context);
+    QMutexLocker lock(&s->mutex);
+    s->state = state;
+    s->changed.wakeAll();
+}
+
+void QSimbaZookeeperConnection::log(const char *message)
+{
+    const QString line = QString::fromUtf8(message).trimmed();
+    qCDebug(lcSimbaZookeeper, "zookeeper client: %s", qPrintable(line));
+    QMutexLocker lock(&logMutex);
+    auto &lines = recentLog();
+    lines.append(line);
+    if (lines.size() > 32)
+        lines.removeFirst();
+}
+
+[[noreturn]] void QSimbaZookeeperConnection::raise(int rc, const QString &what) const
+{
+    QString cause;
+    switch (rc) {
+    case ZCONNECTIONLOSS:
+        cause = QStringLiteral("connection lost");
+        break;
+    case ZOPERATIONTIMEOUT:
+        cause = QStringLiteral("no answer within %1ms").arg(m_options.timeout.count());
+        break;
+    case ZSESSIONEXPIRED:
+        cause = QStringLiteral("the ZooKeeper session expired (a new one is made on the next call)");
+        break;
+    case ZNOAUTH:
+        cause = QStringLiteral("not authorized (check the digest credentials and the ACL)");
+        break;
+    case ZAUTHFAILED:
+        cause = QStringLiteral("authentication failed");
+        break;
+    case ZNONODE:
+        cause = QStringLiteral("no such node");
+        break;
+    case ZINVALIDSTATE:
+    case ZCLOSING:
+        cause = QStringLiteral("the connection is closed");
+        break;
+    default:
+        cause = QString::fromUtf8(zerror(rc));
+        break;
+    }
+    throw QSimbaBackendError(QStringLiteral("%1: %2 failed: %3 (ZooKeeper error %4)")
+                                 .arg(m_description, what, cause)
+                                 .arg(rc));
+}
+
+zhandle_t *QSimbaZookeeperConnection::connectedHandle()
+{
+    if (!m_handle)
+        return nullptr;
+    QMutexLocker lock(&m_state->mutex);
+    return m_state->state == ZOO_CONNECTED_STATE ? m_handle.get() : nullptr;
+}
+
+zhandle_t *QSimbaZookeeperConnection::handle()
+{
+    {
+        QMutexLocker lock(&m_state->mutex);
+        if (m_handle && m_state->state == ZOO_CONNECTED_STATE && (m_ready || m_preparing))
+            return m_handle.get();
+    }
+    if (m_handle) {
+        const int state = zoo_state(m_handle.get());
+        if (state == ZOO_EXPIRED_SESSION_STATE || state == ZOO_AUTH_FAILED_STATE || is_unrecoverable(m_handle.get())) {
+            qCInfo(lcSimbaZookeeper, "%s: ZooKeeper session lost (%s): making a new one",
+                   qPrintable(m_description), qPrintable(stateName(state)));
+            m_hints->disarm();
+            m_handle.reset();
+        }
+    }
+    if (!m_handle)
+        connect();
+    QDeadlineTimer deadline(m_options.timeout);
+    {
+        QMutexLocker lock(&m_state->mutex);
+        while (m_state->state != ZOO_CONNECTED_STATE) {
+            if (m_state->state == ZOO_AUTH_FAILED_STATE)
+                break;
+            if (!m_state->changed.wait(&m_state->mutex, deadline))
+                break;
+        }
+        if (m_state->state != ZOO_CONNECTED_STATE) {
+            const QString state = stateName(m_state->state);
+            lock.unlock();
+            QString seen;
+            {
+                QMutexLocker logLock(&logMutex);
+                for (auto it = recentLog().crbegin(); it != recentLog().crend() && seen.isEmpty(); ++it)
+                    for (const auto &host : m_options.hosts.split(QLatin1Char(',')))
+                        if (it->contains(host) && (it->contains(QLatin1String("ZOO_ERROR")) || it->contains(QLatin1String("ZOO_WARN"))))
+                            seen = *it;
+            }
+            QString message = QStringLiteral("%1: cannot connect within %2ms (%3)")
+                                  .arg(m_description)
+                                  .arg(m_options.timeout.count())
+                                  .arg(state);
+            if (!seen.isEmpty())
+                message += QStringLiteral("; the client reported: ") + seen.mid(seen.indexOf(QLatin1String("): ")) + 3);
+            throw QSimbaBackendError(message);
+        }
+    }
+    if (!m_ready) {
+        // Once per handle; the guard lets ensureLayout() use this handle itself.
+        m_preparing = true;
+        try {
+            ensureLayout();
+        } catch (...) {
+            m_preparing = false;
+            throw;
+        }
+        m_preparing = false;
+        m_ready = true;
+        m_hints->arm(m_handle.get());
+    }
+    return m_handle.get();
+}
+
+void QSimbaZookeeperConnection::connect()
+{
+    {
+        QMutexLocker lock(&m_state->mutex);
+        m_state->state = ZOO_CONNECTING_STATE;
+    }
+    const QByteArray hosts = m_options.hosts.toUtf8();
+    zhandle_t *zh = zookeeper_init2(hosts.constData(), watcher, int(m_options.sessionTimeout.count()), nullptr,
+                                    m_state.get(), 0, log);
+    if (!zh)
+        throw QSimbaBackendError(QStringLiteral("%1: cannot create a ZooKeeper client: %2")
+                                     .arg(m_description, QString::fromLocal8Bit(strerror(errno))));
+    m_handle.reset(zh);
+    m_ready = false;
+    if (!m_options.digest.isEmpty()) {
+        const QByteArray credentials = m_options.digest.toUtf8();
+        const int rc = zoo_add_auth(zh, "digest", credentials.constData(), int(credentials.size()), nullptr, nullptr);
+        if (rc != ZOK)
+            raise(rc, QStringLiteral("adding digest credentials"));
+    }
+}
+
+// Creates the base path and its fixed children when missing (checking first, so that a
+// client allowed only to read can still work on an existing layout).
+void QSimbaZookeeperConnection::ensureLayout()
+{
+    QStringList paths;
+    QString prefix;
+    for (const auto &part : m_options.basePath.split(QLatin1Char('/'), Qt::SkipEmptyParts)) {
+        prefix += QLatin1Char('/') + part;
+        paths.append(prefix);
+    }
+    for (const char *child : {"sessions", "leases", "groups", "clock"})
+        paths.append(path(QString::fromLatin1(child)));
+    QSimbaZookeeperBatch probe(*this);
+    for (const auto &p : paths)
+        probe.exists(p);
+    probe.wait();
+    QSimbaZookeeperBatch create(*this);
+    bool any = false;
+    for (int i = 0; i < paths.size(); ++i) {
+        if (probe[i].rc == ZNONODE) {
+            create.create(paths[i]);
+            any = true;
+        }
+    }
+    if (any)
+        create.wait();
+}

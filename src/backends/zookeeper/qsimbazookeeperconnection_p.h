@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// Private header: not installed, not part of the API.
+#pragma once
+
+#include "qsimbazookeeperleasebackend.h"
+
+#include <QtCore/QMutex>
+#include <QtCore/QWaitCondition>
+
+#include <zookeeper/zookeeper.h>
+
+#include <memory>
+
+class QSimbaZookeeperHints;
+
+/*
+ * The ZooKeeper handle of one backend instance (RAII around zhandle_t) and the one place
+ * where ZooKeeper error codes become QSimbaBackendError. handle() connects lazily, waits
+ * for the connection at most the configured timeout, and replaces a handle whose
+ * ZooKeeper session expired (or whose authentication failed) by a new one, re-creating the
+ * base layout and re-arming the hint watches.
+ *
+ * Used on the backend's thread; the C client's watcher only records the session state.
+ */
+class QSimbaZookeeperConnection
+{
+public:
+    using Options = QSimbaZookeeperLeaseBackend::Options;
+
+    QSimbaZookeeperConnection(const Options &options, std::shared_ptr<QSimbaZookeeperHints> hints);
+    ~QSimbaZookeeperConnection();
+
+    //! The connected handle. Blocks up to timeout(); throws QSimbaBackendError.
+    zhandle_t *handle();
+    //! The handle if one is connected now, else nullptr. Never blocks.
+    zhandle_t *connectedHandle();
+
+    const Options &options() const { return m_options; }
+    std::chrono::milliseconds timeout() const { return m_options.timeout; }
+    QString describe() const { return m_description; }
+    //! The ACL of every znode this backend creates.
+    const ACL_vector *acl() const;
+    //! The absolute path of \a relative ("sessions/x") under the base path.
+    QString path(const QString &relative) const;
+
+    //! The choke point: throws a QSimbaBackendError naming the server, what was done and
+    //! the cause of \a rc.
+    [[noreturn]] void raise(int rc, const QString &what) const;
+
+private:
+    struct State
+    {
+        QMutex mutex;
+        QWaitCondition changed;
+        int state = 0;
+        QString lastLog; // the C client's last complaint, for messages
+    };
+    struct Closer
+    {
+        void operator()(zhandle_t *zh) const;
+    };
+
+    static void watcher(zhandle_t *zh, int type, int state, const char *path, void *context);
+    static void log(const char *message);
+    void connect();
+    void ensureLayout();
+
+    Options m_options;
+    QString m_description;
+    std::shared_ptr<QSimbaZookeeperHints> m_hints;
+    ACL_vector m_creatorRead{};
+    std::vector<ACL> m_creatorReadAcl;
+    // m_state outlives m_handle: the watcher writes to it until the handle is closed.
+    std::unique_ptr<State> m_state;
+    std::unique_ptr<zhandle_t, Closer> m_handle;
+    bool m_ready = false;     // the handle's layout exists and its watches are armed
+    bool m_preparing = false; // ensureLayout() runs on the handle
+};

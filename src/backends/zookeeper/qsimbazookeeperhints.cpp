@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "qsimbazookeeperhints_p.h"
+
+#include "qsimbazookeeperlogging_p.h"
+
+/*!
+    \class QSimbaZookeeperHints
+    \internal
+    \brief Released and MembersChanged hints from one-shot ZooKeeper child watches.
+*/
+
+namespace {
+QSet<QString> toSet(const String_vector *children)
+{
+    QSet<QString> set;
+    if (children)
+        for (int i = 0; i < children->count; ++i)
+            set.insert(QString::fromUtf8(children->data[i]));
+    return set;
+}
+
+// The completion of a re-armed group watch carries the group's name.
+struct GroupContext
+{
+    QSimbaZookeeperHints *hints;
+    QString group;
+};
+} // namespace
+
+QSimbaZookeeperHints::QSimbaZookeeperHints(const QString &leasesPath, const QString &groupsPath)
+    : m_leasesPath(leasesPath), m_groupsPath(groupsPath)
+{
+}
+
+quint64 QSimbaZookeeperHints::add(QSimbaLeaseBackend::HintListener listener)
+{
+    QMutexLocker lock(&m_mutex);
+    const quint64 id = m_nextId++;
+    m_listeners.emplace(id, std::move(listener));
+    return id;
+}
+
+void QSimbaZookeeperHints::remove(quint64 id)
+{
+    QMutexLocker lock(&m_mutex);
+    m_listeners.erase(id);
+}
+
+bool QSimbaZookeeperHints::hasListeners() const
+{
+    QMutexLocker lock(&m_mutex);
+    return !m_listeners.empty();
+}
+
+void QSimbaZookeeperHints::publish(Hint::Kind kind, const QString &name)
+{
+    const Hint hint{kind, name};
+    for (const auto &[id, listener] : m_listeners)
+        listener(hint);
+}
+
+void QSimbaZookeeperHints::arm(zhandle_t *zh)
+{
+    {
+        QMutexLocker lock(&m_mutex);
+        if (m_listeners.empty() || m_handle == zh)
+            return;
+        m_handle = zh;
+        m_armedGroups.clear();
+    }
+    listLeases(zh);
+    listGroups(zh);
+}
+
+void QSimbaZookeeperHints::disarm()
+{
+    QMutexLocker lock(&m_mutex);
+    m_handle = nullptr;
+}
+
+void QSimbaZookeeperHints::listLeases(zhandle_t *zh)
+{
+    const int rc = zoo_awget_children(zh, m_leasesPath.toUtf8().constData(), onLeasesChanged, this,
+                                      onLeasesListed, this);
+    if (rc != ZOK)
+        qCDebug(lcSimbaZookeeper, "cannot watch %s: %s", qPrintable(m_leasesPath), zerror(rc));
+}
+
+void QSimbaZookeeperHints::onLeasesChanged(zhandle_t *zh, int type, int, const char *, void *context)
+{
+    if (type == ZOO_CHILD_EVENT)
+        static_cast<QSimbaZookeeperHints *>(context)->listLeases(zh);
+}
+
+void QSimbaZookeeperHints::onLeasesListed(int rc, const String_vector *children, const void *data)
+{
+    auto *self = static_cast<QSimbaZookeeperHints *>(const_cast<void *>(data));
+    if (rc != ZOK)
+        return;
+    const QSet<QString> now = toSet(children);
+    QMutexLocker lock(&self->m_mutex);
+    if (self->m_leasesKnown)
+        for (const auto &name : std::as_const(self->m_leases))
+            if (!now.contains(name))
+                self->publish(Hint::Kind::Released, name);
+    self->m_leases = now;
+    self->m_leasesKnown = true;
+}
+
+void QSimbaZookeeperHints::listGroups(zhandle_t *zh)
+{
+    auto *context = new GroupContext{this, {}};
+    const int rc = zoo_awget_children(zh, m_groupsPath.toUtf8().constData(), onGroupsChanged, this,
+                                      onGroupsListed, context);
+    if (rc != ZOK)
+        delete context;
+    if (rc != ZOK)
+        qCDebug(lcSimbaZookeeper, "cannot watch %s: %s", qPrintable(m_groupsPath), zerror(rc));
+}
+
+void QSimbaZookeeperHints::onGroupsChanged(zhandle_t *zh, int type, int, const char *, void *context)
+{
+    if (type == ZOO_CHILD_EVENT)
+        static_cast<QSimbaZookeeperHints *>(context)->listGroups(zh);
+}
+
+void QSimbaZookeeperHints::onGroupsListed(int rc, const String_vector *children, const void *data)
+{
+    std::unique_ptr<GroupContext> context(static_cast<GroupContext *>(const_cast<void *>(data)));
+    auto *self = context->hints;
+    if (rc != ZOK)
+        return;
+    const QSet<QString> now = toSet(children);
+    zhandle_t *zh;
+    QList<QString> toArm;
+    {
+        QMutexLocker lock(&self->m_mutex);
+        zh = self->m_handle;
+        for (const auto &group : now) {
+            // A group seen for the first time may have members its watch cannot report.
+            if (self->m_groupsKnown && !self->m_groups.contains(group))
+                self->publish(Hint::Kind::MembersChanged, group);
+            if (!self->m_armedGroups.contains(group)) {
+                self->m_armedGroups.insert(group);
+                toArm.append(group);
+            }
+        }
+        self->m_groups.unite(now);
+        self->m_groupsKnown = true;
+    }
+    for (const auto &group : std::as_const(toArm))
+        self->listMembers(zh, group);
+}
+
+void QSimbaZookeeperHints::listMembers(zhandle_t *zh, const QString &group)
+{
+    const QString path = m_groupsPath + QLatin1Char('/') + group;
+    auto *context = new GroupContext{this, group};
+    const int rc = zoo_awget_children(zh, path.toUtf8().constData(), onMembersChanged, this, onMembersListed,
+                                      context);
+    if (rc != ZOK)
+        delete context;
+    if (rc != ZOK)
+        qCDebug(lcSimbaZookeeper, "cannot watch %s: %s", qPrintable(path), zerror(rc));
+}
+
+void QSimbaZookeeperHints::onMembersChanged(zhandle_t *zh, int type, int, const char *path, void *context)
+{
+    if (type != ZOO_CHILD_EVENT || !path)
+        return;
+    auto *self = static_cast<QSimbaZookeeperHints *>(context);
+    const QString group = QString::fromUtf8(path).section(QLatin1Char('/'), -1);
+    {
+        QMutexLocker lock(&self->m_mutex);
+        self->publish(Hint::Kind::MembersChanged, group);
+    }
+    self->listMembers(zh, group);
+}
+
+void QSimbaZookeeperHints::onMembersListed(int, const String_vector *, const void *data)
+{
+    delete static_cast<const GroupContext *>(data);
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// Private header: not installed, not part of the API.
+#pragma once
+
+#include "qsimbaleasebackend.h"
+
+#include <QtCore/QMutex>
+#include <QtCore/QSet>
+
+#include <zookeeper/zookeeper.h>
+
+#include <map>
+
+/*
+ * Hints from ZooKeeper watches. A child watch on <base>/leases turns a lease znode that
+ * disappeared (release, closeSession) into a Released hint; a child watch on <base>/groups
+ * discovers groups, and a child watch on each group turns a member that came or went into a
+ * MembersChanged hint. Watches are one-shot: each is re-armed when it fires (the C client
+ * re-registers them after a reconnect; a new handle re-arms them through arm()).
+ *
+ * Thread-safe. Watches and completions run on the C client's thread: they only send
+ * asynchronous requests and call the listeners, which must not block. Listeners are called
+ * with the mutex held, so a Subscription's destructor waits for a call in progress.
+ */
+class QSimbaZookeeperHints
+{
+public:
+    using Hint = QSimbaLeaseBackend::Hint;
+
+    QSimbaZookeeperHints(const QString &leasesPath, const QString &groupsPath);
+
+    quint64 add(QSimbaLeaseBackend::HintListener listener);
+    void remove(quint64 id);
+    bool hasListeners() const;
+    //! Arms every watch on \a zh when somebody listens (else at the next arm()). Never blocks.
+    void arm(zhandle_t *zh);
+    //! The handle is about to close: the next arm() arms again.
+    void disarm();
+
+private:
+    static void onLeasesChanged(zhandle_t *zh, int type, int state, const char *path, void *context);
+    static void onLeasesListed(int rc, const String_vector *children, const void *data);
+    static void onGroupsChanged(zhandle_t *zh, int type, int state, const char *path, void *context);
+    static void onGroupsListed(int rc, const String_vector *children, const void *data);
+    static void onMembersChanged(zhandle_t *zh, int type, int state, const char *path, void *context);
+    static void onMembersListed(int rc, const String_vector *children, const void *data);
+    void listLeases(zhandle_t *zh);
+    void listGroups(zhandle_t *zh);
+    void listMembers(zhandle_t *zh, const QString &group);
+    // Called with m_mutex held.
+    void publish(Hint::Kind kind, const QString &name);
+
+    const QString m_leasesPath;
+    const QString m_groupsPath;
+    mutable QMutex m_mutex;
+    std::map<quint64, QSimbaLeaseBackend::HintListener> m_listeners;
+    quint64 m_nextId = 1;
+    zhandle_t *m_handle = nullptr; // the handle the watches are armed on
+    bool m_leasesKnown = false;
+    QSet<QString> m_leases;
+    bool m_groupsKnown = false;
+    QSet<QString> m_groups;
+    QSet<QString> m_armedGroups;
+};

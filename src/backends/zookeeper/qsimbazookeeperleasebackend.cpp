@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "qsimbazookeeperleasebackend.h"
+
+#include "qsimbaerror.h"
+#include "qsimbazookeeperbatch_p.h"
+#include "qsimbazookeeperconnection_p.h"
+#include "qsimbazookeeperhints_p.h"
+#include "qsimbazookeeperlogging_p.h"
+
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+
+/*!
+    \class QSimbaZookeeperLeaseBackend
+    \brief Leases in ZooKeeper, timed by ZooKeeper's own mtimes, fenced by zxids.
+
+    Znodes under the base path B (default /simba):
+    \list
+    \li \c B/clock — written to learn the server's "now" (the mtime of the write);
+    \li \c B/sessions/<id> — a QSimba session: JSON {lease, prev, prevLease, meta}; its mtime
+        is its last keepAlive. Children \c l:<lease> and \c g:<group> index what it owns;
+    \li \c B/leases/<name> — a held lease: data is the holder's session id, the token is the
+        node's mzxid (the zxid of the granting write). Released leases are deleted;
+    \li \c B/groups/<group>/<id> — group members.
+    \endlist
+
+    A session is live at server time \e now while its last write is valid and
+    \e now < mtime + lease. Each keepAlive write records the mtime and lease it replaced
+    (a version-checked set), so a write is valid only if it landed before the previous one
+    ran out: a keepAlive that arrives too late writes its own tombstone, and an expired
+    session can never be revived. Sessions found expired are deleted with their index.
+
+    Every write that changes ownership is one zoo_multi with version checks on every node
+    its decision read, so two sessions never both win, and an expired holder's lease is
+    taken over atomically.
+
+    Thread-affine: called from one thread, one call at a time; every call blocks at most
+    about the configured timeout per round trip (two to four round trips) and throws
+    QSimbaBackendError on a ZooKeeper failure.
+*/
+
+using namespace std::chrono;
+using Batch = QSimbaZookeeperBatch;
+using Millis = QSimbaLeaseBackend::Millis;
+
+namespace {
+constexpr int MaxAttempts = 4; // rounds of read-decide-write before contention is an error
+const QString LeaseIndex = QStringLiteral("l:");
+const QString GroupIndex = QStringLiteral("g:");
+
+// The content of a session znode.
+struct SessionRecord
+{
+    qint64 lease = 0;
+    qint64 prev = -1; // the mtime of the write this one replaced; -1 for the creating write
+    qint64 prevLease = 0;
+    QMap<QString, QString> metadata;
+
+    QByteArray encode() const
+    {
+        QJsonObject meta;
+        for (auto it = metadata.cbegin(); it != metadata.cend(); ++it)
+            meta.insert(it.key(), it.value());
+        return QJsonDocument(QJsonObject{{QStringLiteral("lease"), lease},
+                                         {QStringLiteral("prev"), prev},
+                                         {QStringLiteral("prevLease"), prevLease},
+                                         {QStringLiteral("meta"), meta}})
+            .toJson(QJsonDocument::Compact);
+    }
+
+    static std::optional<SessionRecord> decode(const QByteArray &data)
+    {
+        const QJsonObject o = QJsonDocument::fromJson(data).object();
+        if (!o.value(QStringLiteral("lease")).isDouble())
+            return std::nullopt;
+        SessionRecord r;
+        r.lease = qint64(o.value(QStringLiteral("lease")).toDouble());
+        r.prev = qint64(o.value(QStringLiteral("prev")).toDouble(-1));
+        r.prevLease = qint64(o.value(QStringLiteral("prevLease")).toDouble());
+        const QJsonObject meta = o.value(QStringLiteral("meta")).toObject();
+        for (auto it = meta.constBegin(); it != meta.constEnd(); ++it)
+            r.metadata.insert(it.key(), it.value().toString());
+        return r;
+    }
+};
+
+// A session znode as read, judged at a server time.
+struct SessionView
+{
+    bool exists = false;
+    bool valid = false; // its last write landed while it was live
+    qint64 mtime = 0;
+    int version = -1;
+    SessionRecord record;
+
+    static SessionView of(const Batch::Reply &reply)
+    {
+        SessionView v;
+        if (reply.rc != ZOK)
+            return v;
+        const auto record = SessionRecord::decode(reply.data);
+        if (!record)
+            return v; // not a session: never live
+        v.exists = true;
+        v.record = *record;
+        v.mtime = reply.stat.mtime;
+        v.version = reply.stat.version;
+        v.valid = record->prev < 0 || reply.stat.mtime < record->prev + record->prevLease;
+        return v;
+    }
+    bool isLive(qint64 now) const { return exists && valid && now < mtime + record.lease; }
+    Millis remaining(qint64 now) const
+    {
+        return Millis(std::clamp<qint64>(mtime + record.lease - now, 0, record.lease));
+    }
+};
+
+QSimbaSessionId sessionIdOf(const QString &text)
+{
+    try {
+        return QSimbaSessionId::of(text);
+    } catch (const QSimbaInvalidArgumentError &) {
+        return {};
+    }
+}
+} // namespace
+
+struct QSimbaZookeeperLeaseBackend::Private
+{
+    explicit Private(const Options &options)
+        : hints(std::make_shared<QSimbaZookeeperHints>(options.basePath + QStringLiteral("/leases"),
+                                                       options.basePath + QStringLiteral("/groups"))),
+          zk(options, hints)
+    {
+    }
+
+    std::shared_ptr<QSimbaZookeeperHints> hints;
+    QSimbaZookeeperConnection zk;
+
+    QString sessionPath(const QSimbaSessionId &s) const { return zk.path(QStringLiteral("sessions/") + s.toString()); }
+    QString sessionPath(const QString &s) const { return zk.path(QStringLiteral("sessions/") + s); }
+    QString leasePath(const QString &name) const { return zk.path(QStringLiteral("leases/") + name); }
+    QString groupPath(const QString &group) const { return zk.path(QStringLiteral("groups/") + group); }
+    QString clockPath() const { return zk.path(QStringLiteral("clock")); }
+
+    [[noreturn]] void expired(const QSimbaSessionId &s) const
+    {
+        throw QSimbaSessionExpiredError(QStringLiteral("%1: session %2 has expired").arg(zk.describe(), s.toString()));
+    }
+    [[noreturn]] void contended(const QString &what) const
+    {
+        throw QSimbaBackendError(
+            QStringLiteral("%1: %2 kept conflicting with concurrent writes (%3 attempts)").arg(zk.describe(), what).arg(MaxAttempts));
+    }
+
+    // Reads session \a s and the server's time (the clock write comes last, so now is no
+    // earlier than the read). Throws QSimbaSessionExpiredError unless it is live.
+    void requireLive(const QSimbaSessionId &s)
+    {
+        Batch batch(zk);
+        const int session = batch.get(sessionPath(s));
+        const int clock = batch.set(clockPath(), {});
+        batch.wait();
+        if (!SessionView::of(batch[session]).isLive(batch[clock].stat.mtime))
+            expired(s);
+    }
+
+    // Deletes session \a s with its index, its member nodes and the leases it still holds,
+    // in one multi. Returns quietly when it is already gone.
+    void removeSession(const QSimbaSessionId &s)
+    {
+        const QString path = sessionPath(s);
+        for (int attempt = 0; attempt < MaxAttempts; ++attempt) {
+            Batch read(zk);
+            const int index = read.children(path);
+            read.wait();
+            if (read[index].rc == ZNONODE)
+                return;
+            const QStringList children = read[index].children;
+            Batch leases(zk);
+            QHash<QString, int> leaseReads;
+            for (const auto &child : children)
+                if (child.startsWith(LeaseIndex))
+                    leaseReads.insert(child, leases.get(leasePath(child.mid(LeaseIndex.size()))));
+            leases.wait();
+            Batch::Multi multi;
+            for (const auto &child : children) {
+                multi.remove(path + QLatin1Char('/') + child);
+                if (child.startsWith(LeaseIndex)) {
+                    const auto &lease = leases[leaseReads.value(child)];
+                    if (lease.rc == ZOK && QString::fromUtf8(lease.data) == s.toString())
+                        multi.remove(leasePath(child.mid(LeaseIndex.size())), lease.stat.version);
+                } else if (child.startsWith(GroupIndex)) {
+                    multi.remove(groupPath(child.mid(GroupIndex.size())) + QLatin1Char('/') + s.toString());
+                }
+            }
+            multi.remove(path);
+            Batch write(zk);
+            const int result = write.multi(multi);
+            write.wait();
+            if (write[result].ok())
+                return;
+            qCDebug(lcSimbaZookeeper, "%s: removing session %s raced (%s), again", qPrintable(zk.describe()),
+                    qPrintable(s.toString()), zerror(write[result].rc));
+        }
+        contended(QStringLiteral("closing session ") + s.toString());
+    }
+
+    // removeSession() for a session found expired: a failure is only logged, the caller's
+    // answer (Expired) stands.
+    void sweep(const QSimbaSessionId &s)
+    {
+        try {
+            removeSession(s);
+        } catch (const QSimbaError &e) {
+            qCInfo(lcSimbaZookeeper, "%s: cannot remove expired session %s yet: %s", qPrintable(zk.describe()),
+                   qPrintable(s.toString()), e.what());
+        }
+    }
+};
+
+QSimbaZookeeperLeaseBackend::QSimbaZookeeperLeaseBackend(const Options &options)
+    : d(new Private([&] {
+          if (options.hosts.isEmpty())
+              throw QSimbaInvalidArgumentError(QStringLiteral("ZooKeeper options: hosts is empty"));
+          if (!options.basePath.startsWith(QLatin1Char('/')) || options.basePath.endsWith(QLatin1Char('/')))
+              throw QSimbaInvalidArgumentError(
+                  QStringLiteral("ZooKeeper options: basePath \"%1\" must start and not end with /").arg(options.basePath));
+          if (options.timeout <= 0ms || options.sessionTimeout <= 0ms)
+              throw QSimbaInvalidArgumentError(QStringLiteral("ZooKeeper options: timeouts must be positive"));
+          if (options.acl != Acl::Open && options.digest.isEmpty())
+              throw QSimbaInvalidArgumentError(QStringLiteral("ZooKeeper options: a creator ACL needs digest credentials"));
+          return options;
+      }()))
+{
+}
+
+QSimbaZookeeperLeaseBackend::~QSimbaZookeeperLeaseBackend() = default;
+
+/*!
+    Builds a backend from \a url (see parseUrl()). A QUrl cannot hold several hosts
+    ("h1:2181,h2:2181"): pass such a URL as a string. Throws QSimbaInvalidArgumentError.
+*/
+std::unique_ptr<QSimbaZookeeperLeaseBackend> QSimbaZookeeperLeaseBackend::fromUrl(const QUrl &url)
+{
+    if (!url.isValid())
+        throw QSimbaInvalidArgumentError(
+            QStringLiteral("invalid ZooKeeper URL: QUrl rejected it (%1); a URL with several hosts must be "
+                           "passed as a string")
+                .arg(url.errorString().section(QLatin1String("; source was"), 0, 0)));
+    return fromUrl(url.toString(QUrl::FullyEncoded));
+}
+
+std::unique_ptr<QSimbaZookeeperLeaseBackend> QSimbaZookeeperLeaseBackend::fromUrl(const QString &url)
+{
+    return std::make_unique<QSimbaZookeeperLeaseBackend>(parseUrl(url));
+}
+
+QSimbaZookeeperLeaseBackend::Options QSimbaZookeeperLeaseBackend::options() const
+{
+    return d->zk.options();
+}
+
+QSimbaLeaseBackend::Capabilities QSimbaZookeeperLeaseBackend::capabilities() const
+{
+    return {true, true, true};
+}
+
+QString QSimbaZookeeperLeaseBackend::describe() const
+{
+    return d->zk.describe();
+}
+
+/*!
+    Creates the session's znode; its creation time starts its lease.
+*/
+QSimbaLeaseBackend::SessionGrant QSimbaZookeeperLeaseBackend::openSession(Millis lease,
+                                                                         const QMap<QString, QString> &metadata)
+{
+    validateLease(lease);
+    SessionRecord record;
+    record.lease = lease.count();
+    record.metadata = metadata;
+    for (int attempt = 0; attempt < MaxAttempts; ++attempt) {
+        const auto id = QSimbaSessionId::generate();
+        Batch batch(d->zk);
+        const int create = batch.create(d->sessionPath(id), record.encode());
+        batch.wait();
+        if (batch[create].ok())
+            return {id, lease};
+        if (batch[create].rc != ZNODEEXISTS)
+            d->zk.raise(batch[create].rc, batch[create].what);
+    }
+    d->contended(QStringLiteral("opening a session"));
+}
+
+/*!
+    One version-checked write of the session's znode, valid only if it lands before the
+    session's previous write ran out; then the session's lease index is listed.
+*/
+QSimbaLeaseBackend::KeepAliveResult QSimbaZookeeperLeaseBackend::keepAlive(const QSimbaSessionId &session,
+                                                                           Millis lease,
+                                                                           const QSet<QSimbaLeaseName> &)
+{
+    validateLease(lease);
+    const QString path = d->sessionPath(session);
+    for (int attempt = 0; attempt < MaxAttempts; ++attempt) {
+        Batch read(d->zk);
+        const int r = read.get(path);
+        read.wait();
+        const SessionView view = SessionView::of(read[r]);
+        if (!view.exists)
+            return KeepAliveResult::expired();
+        if (!view.valid) {
+            d->sweep(session);
+            return KeepAliveResult::expired();
+        }
+        SessionRecord next = view.record;
+        next.prev = view.mtime;
+        next.prevLease = view.record.lease;
+        next.lease = lease.count();
+        Batch write(d->zk);
+        const int w = write.set(path, next.encode(), view.version);
+        const int index = write.children(path);
+        write.wait();
+        if (write[w].rc == ZBADVERSION)
+            continue; // another instance kept it alive meanwhile: judge again
+        if (write[w].rc == ZNONODE)
+            return KeepAliveResult::expired();
+        if (write[w].stat.mtime >= view.mtime + view.record.lease) {
+            // Too late: the write is its own tombstone.
+            d->sweep(session);
+            return KeepAliveResult::expired();
+        }
+        QSet<QSimbaLeaseName> owned;
+        for (const auto &child : write[index].children)
+            if (child.startsWith(LeaseIndex))
+                owned.insert(QSimbaLeaseName::of(child.mid(LeaseIndex.size())));
+        return KeepAliveResult::live(lease, owned);
+    }
+    d->contended(QStringLiteral("keepAlive of session ") + session.toString());
+}
+
+/*!
+    Reads the leases, then the caller's and the holders' sessions followed by a clock write
+    (the server's now), then grants every free name or name of an expired holder in one
+    multi per name that checks the versions it decided on. A name whose multi lost a race
+    is decided again.
+*/
+QHash<QSimbaLeaseName, QSimbaLeaseBackend::AcquireResult>
+QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSimbaLeaseName> &names)
+{
+    validateBatch(names);
+    const QString own = d->sessionPath(session);
+    QHash<QSimbaLeaseName, AcquireResult> results;
+    QList<QSimbaLeaseName> pending(names.cbegin(), names.cend());
+    for (int attempt = 0; attempt < MaxAttempts; ++attempt) {
+        Batch leases(d->zk);
+        QHash<QSimbaLeaseName, int> leaseReads;
+        for (const auto &name : std::as_const(pending))
+            leaseReads.insert(name, leases.get(d->leasePath(name.toString())));
+        leases.wait();
+
+        Batch sessions(d->zk);
+        const int ownRead = sessions.get(own);
+        QHash<QString, int> holderReads;
+        for (const auto &name : std::as_const(pending)) {
+            const auto &lease = leases[leaseReads.value(name)];
+            const QString holder = QString::fromUtf8(lease.data);
+            if (lease.ok() && holder != session.toString() && !holderReads.contains(holder))
+                holderReads.insert(holder, sessions.get(d->sessionPath(holder)));
+        }
+        const int clock = sessions.set(d->clockPath(), {});
+        sessions.wait();
+        const qint64 now = sessions[clock].stat.mtime;
+        if (!SessionView::of(sessions[ownRead]).isLive(now))
+            d->expired(session);
+
+        Batch grants(d->zk);
+        struct Grant
+        {
+            QSimbaLeaseName name;
+            int reply;
+            int ownIndexOp;
+            int clockOp;
+        };
+        QList<Grant> attempted;
+        for (const auto &name : std::as_const(pending)) {
+            const auto &lease = leases[leaseReads.value(name)];
+            const QString indexPath = own + QLatin1Char('/') + LeaseIndex + name.toString();
+            Batch::Multi multi;
+            if (lease.rc == ZNONODE) {
+                multi.create(d->leasePath(name.toString()), session.toString().toUtf8());
+            } else {
+                const QString holder = QString::fromUtf8(lease.data);
+                if (holder == session.toString()) {
+                    results.insert(name, AcquireResult::granted(lease.stat.mzxid));
+                    continue;
+                }
+                const SessionView holderView = SessionView::of(sessions[holderReads.value(holder)]);
+                if (holderView.isLive(now)) {
+                    results.insert(name, AcquireResult::heldBy(sessionIdOf(holder), lease.stat.mzxid,
+                                                               holderView.remaining(now)));
+                    continue;
+                }
+                // The holder expired: take over, provided neither the lease nor the holder
+                // changed since they were read.
+                multi.set(d->leasePath(name.toString()), session.toString().toUtf8(), lease.stat.version);
+                if (holderView.exists) {
+                    const QString holderPath = d->sessionPath(holder);
+                    multi.check(holderPath, holderView.version);
+                    multi.remove(holderPath + QLatin1Char('/') + LeaseIndex + name.toString());
+                }
+            }
+            const int ownIndexOp = multi.create(indexPath);
+            const int clockOp = multi.set(d->clockPath(), {});
+            attempted.append({name, grants.multi(multi), ownIndexOp, clockOp});
+        }
+        pending.clear();
+        if (attempted.isEmpty())
+            return results;
+        grants.wait();
+        for (const auto &grant : std::as_const(attempted)) {
+            const auto &reply = grants[grant.reply];
+            if (reply.ok()) {
+                results.insert(grant.name, AcquireResult::granted(reply.stats[size_t(grant.clockOp)].mzxid));
+            } else if (reply.errorOf(grant.ownIndexOp) == ZNONODE) {
+                d->expired(session); // closed meanwhile
+            } else {
+                pending.append(grant.name); // lost a race: decide again
+            }
+        }
+        if (pending.isEmpty())
+            return results;
+    }
+    d->contended(QStringLiteral("acquire"));
+}
+
+/*!
+    Deletes each lease the session still holds with exactly the given token (its mzxid),
+    with a version check; anything else is a stale release and a no-op.
+*/
+void QSimbaZookeeperLeaseBackend::release(const QSimbaSessionId &session, const QHash<QSimbaLeaseName, qint64> &leases)
+{
+    if (leases.isEmpty())
+        return;
+    Batch read(d->zk);
+    QHash<QSimbaLeaseName, int> reads;
+    for (auto it = leases.cbegin(); it != leases.cend(); ++it)
+        reads.insert(it.key(), read.get(d->leasePath(it.key().toString())));
+    read.wait();
+    Batch write(d->zk);
+    bool any = false;
+    for (auto it = leases.cbegin(); it != leases.cend(); ++it) {
+        const auto &lease = read[reads.value(it.key())];
+        if (!lease.ok() || QString::fromUtf8(lease.data) != session.toString() || lease.stat.mzxid != it.value())
+            continue;
+        Batch::Multi multi;
+        multi.remove(d->leasePath(it.key().toString()), lease.stat.version);
+        multi.remove(d->sessionPath(session) + QLatin1Char('/') + LeaseIndex + it.key().toString());
+        write.multi(multi);
+        any = true;
+    }
+    if (any)
+        write.wait(); // a multi that lost a race released nothing: the release was stale
+}
+
+/*!
+    Deletes the session with everything it holds: its leases are free at once.
+*/
+void QSimbaZookeeperLeaseBackend::closeSession(const QSimbaSessionId &session)
+{
+    d->removeSession(session);
+}
+
+void QSimbaZookeeperLeaseBackend::join(const QSimbaSessionId &session, const QString &group)
+{
+    validateGroup(group);
+    d->requireLive(session);
+    Batch batch(d->zk);
+    batch.create(d->groupPath(group)); // usually there already
+    Batch::Multi multi;
+    multi.create(d->groupPath(group) + QLatin1Char('/') + session.toString());
+    const int indexOp = multi.create(d->sessionPath(session) + QLatin1Char('/') + GroupIndex + group);
+    const int r = batch.multi(multi);
+    batch.wait();
+    if (batch[r].errorOf(indexOp) == ZNONODE)
+        d->expired(session);
+    // ZNODEEXISTS: a member already.
+}
+
+void QSimbaZookeeperLeaseBackend::leave(const QSimbaSessionId &session, const QString &group)
+{
+    validateGroup(group);
+    Batch batch(d->zk);
+    Batch::Multi multi;
+    multi.remove(d->groupPath(group) + QLatin1Char('/') + session.toString());
+    multi.remove(d->sessionPath(session) + QLatin1Char('/') + GroupIndex + group);
+    batch.multi(multi);
+    batch.wait(); // ZNONODE: not a member
+}
+
+QList<QSimbaSessionId> QSimbaZookeeperLeaseBackend::members(const QString &group)
+{
+    validateGroup(group);
+    Batch list(d->zk);
+    const int l = list.children(d->groupPath(group));
+    list.wait();
+    const QStringList ids = list[l].children;
+    if (ids.isEmpty())
+        return {};
+    Batch read(d->zk);
+    for (const auto &id : ids)
+        read.get(d->sessionPath(id));
+    const int clock = read.set(d->clockPath(), {});
+    read.wait();
+    QList<QSimbaSessionId> result;
+    for (int i = 0; i < ids.size(); ++i)
+        if (SessionView::of(read[i]).isLive(read[clock].stat.mtime))
+            if (const auto id = sessionIdOf(ids[i]); !id.isNull())
+                result.append(id);
+    std::sort(result.begin(), result.end());
+    return result;
+}
+
+namespace {
+class ZookeeperSubscription final : public QSimbaLeaseBackend::Subscription
+{
+public:
+    ZookeeperSubscription(std::shared_ptr<QSimbaZookeeperHints> hints, quint64 id)
+        : m_hints(std::move(hints)), m_id(id) {}
+    ~ZookeeperSubscription() override { m_hints->remove(m_id); }
+
+private:
+    std::shared_ptr<QSimbaZookeeperHints> m_hints;
+    quint64 m_id;
+};
+} // namespace
+
+/*!
+    Registers \a listener and arms the watches. Does not throw: when ZooKeeper cannot be
+    reached now, the watches are armed by the next call that connects.
+*/
+std::unique_ptr<QSimbaLeaseBackend::Subscription> QSimbaZookeeperLeaseBackend::subscribe(HintListener listener)
+{
+    const quint64 id = d->hints->add(std::move(listener));
+    try {
+        d->hints->arm(d->zk.handle());
+    } catch (const QSimbaError &e) {
+        qCInfo(lcSimbaZookeeper, "%s: hints armed later: %s", qPrintable(describe()), e.what());
+    }
+    return std::make_unique<ZookeeperSubscription>(d->hints, id);
+}
+
+QSimbaLeaseBackend::Inspection QSimbaZookeeperLeaseBackend::inspect()
+{
+    Batch lists(d->zk);
+    const int sessionList = lists.children(d->zk.path(QStringLiteral("sessions")));
+    const int leaseList = lists.children(d->zk.path(QStringLiteral("leases")));
+    const int groupList = lists.children(d->zk.path(QStringLiteral("groups")));
+    lists.wait();
+    Batch read(d->zk);
+    QHash<QString, int> sessionReads, leaseReads, groupReads;
+    for (const auto &id : lists[sessionList].children)
+        sessionReads.insert(id, read.get(d->sessionPath(id)));
+    for (const auto &name : lists[leaseList].children)
+        leaseReads.insert(name, read.get(d->leasePath(name)));
+    for (const auto &group : lists[groupList].children)
+        groupReads.insert(group, read.children(d->groupPath(group)));
+    const int clock = read.set(d->clockPath(), {});
+    read.wait();
+    const qint64 now = read[clock].stat.mtime;
+
+    Inspection result;
+    QHash<QString, SessionView> live;
+    for (auto it = sessionReads.cbegin(); it != sessionReads.cend(); ++it) {
+        const SessionView view = SessionView::of(read[it.value()]);
+        const auto id = sessionIdOf(it.key());
+        if (!view.isLive(now) || id.isNull())
+            continue;
+        live.insert(it.key(), view);
+        result.sessions.append({id, view.remaining(now), view.record.metadata});
+    }
+    for (auto it = leaseReads.cbegin(); it != leaseReads.cend(); ++it) {
+        const auto &lease = read[it.value()];
+        const QString holder = QString::fromUtf8(lease.data);
+        if (!lease.ok() || !live.contains(holder) || !QSimbaLeaseName::validate(it.key()).isEmpty())
+            continue;
+        result.leases.append({QSimbaLeaseName::of(it.key()), sessionIdOf(holder), lease.stat.mzxid,
+                              live.value(holder).remaining(now)});
+    }
+    for (auto it = groupReads.cbegin(); it != groupReads.cend(); ++it) {
+        QList<QSimbaSessionId> members;
+        for (const auto &id : read[it.value()].children)
+            if (live.contains(id))
+                members.append(sessionIdOf(id));
+        std::sort(members.begin(), members.end());
+        if (!members.isEmpty())
+            result.groups.append({it.key(), members});
+    }
+    std::sort(result.sessions.begin(), result.sessions.end(), [](auto &a, auto &b) { return a.id < b.id; });
+    std::sort(result.leases.begin(), result.leases.end(), [](auto &a, auto &b) { return a.name < b.name; });
+    std::sort(result.groups.begin(), result.groups.end(), [](auto &a, auto &b) { return a.name < b.name; });
+    return result;
+}

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the ZooKeeper backend promises beyond the conformance suite: digest ACLs, fast
+// hints from watches, a server restart, concurrent takeover, bounded failure.
+#include "qsimbaerror.h"
+#include "qsimbazookeeperleasebackend.h"
+#include "zookeeperserver.h"
+
+#include <QtCore/QDeadlineTimer>
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QMutex>
+#include <QtTest/QTest>
+
+#include <atomic>
+#include <thread>
+
+using namespace std::chrono_literals;
+using Backend = QSimbaZookeeperLeaseBackend;
+
+class tst_ZookeeperBackend : public QObject
+{
+    Q_OBJECT
+
+    ZookeeperServer server;
+
+    // Every test works under its own base path.
+    Backend::Options options(const QString &base, const QString &digest = {},
+                             Backend::Acl acl = Backend::Acl::Open) const
+    {
+        Backend::Options o;
+        o.hosts = server.hostPort();
+        o.basePath = QStringLiteral("/") + base;
+        o.digest = digest;
+        o.acl = acl;
+        return o;
+    }
+    static QSimbaLeaseName name(const char *n) { return QSimbaLeaseName::of(QString::fromLatin1(n)); }
+
+    // Hints a subscription collected, with the time each arrived.
+    struct Collector
+    {
+        QMutex mutex;
+        QList<QSimbaLeaseBackend::Hint> hints;
+        QElapsedTimer clock;
+        QHash<QString, qint64> arrivedAt;
+        QSimbaLeaseBackend::HintListener listener()
+        {
+            clock.start();
+            return [this](const QSimbaLeaseBackend::Hint &h) {
+                QMutexLocker lock(&mutex);
+                hints.append(h);
+                arrivedAt.insert(h.name, clock.elapsed());
+            };
+        }
+        bool seen(QSimbaLeaseBackend::Hint::Kind kind, const QString &n)
+        {
+            QMutexLocker lock(&mutex);
+            return std::any_of(hints.cbegin(), hints.cend(), [&](const auto &h) { return h.kind == kind && h.name == n; });
+        }
+        void clear()
+        {
+            QMutexLocker lock(&mutex);
+            hints.clear();
+            arrivedAt.clear();
+        }
+    };
+
+    // Retries \a call while the client reconnects after a server restart (bounded).
+    template<typename Call>
+    static auto afterReconnect(Call call)
+    {
+        QDeadlineTimer deadline(15s);
+        for (;;) {
+            try {
+                return call();
+            } catch (const QSimbaBackendError &e) {
+                if (deadline.hasExpired())
+                    throw;
+                qInfo("reconnecting: %s", e.what());
+                QTest::qWait(100);
+            }
+        }
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        if (!server.start())
+            QFAIL(qPrintable(server.errorString()));
+    }
+
+    void cleanupTestCase() { server.stop(); }
+
+    void digestAclKeepsOthersOut()
+    {
+        Backend owner(options(QStringLiteral("acl"), QStringLiteral("simba:s3cret"), Backend::Acl::CreatorRead));
+        QVERIFY(!owner.describe().contains(QStringLiteral("s3cret")));
+        const auto s = owner.openSession(30s).id;
+        const auto n = name("guarded");
+        const auto granted = owner.acquire(s, {n}).value(n);
+        QVERIFY(granted.isGranted);
+
+        // Without credentials: may read (creator-read), may not write anything.
+        Backend stranger(options(QStringLiteral("acl")));
+        const auto view = stranger.inspect();
+        QVERIFY(std::any_of(view.leases.cbegin(), view.leases.cend(),
+                            [&](const auto &l) { return l.name == n && l.holder == s && l.token == granted.token; }));
+        try {
+            stranger.openSession(30s);
+            QFAIL("a stranger opened a session");
+        } catch (const QSimbaBackendError &e) {
+            QVERIFY2(e.message().contains(QStringLiteral("not authorized")), e.what());
+            QVERIFY2(e.message().contains(server.hostPort()), e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(QSimbaBackendError, stranger.keepAlive(s, 30s, {}));
+        QVERIFY_THROWS_EXCEPTION(QSimbaBackendError, stranger.release(s, {{n, granted.token}}));
+        QVERIFY_THROWS_EXCEPTION(QSimbaBackendError, stranger.closeSession(s));
+        // A wrong password is a different identity: no better.
+        Backend impostor(options(QStringLiteral("acl"), QStringLiteral("simba:guess"), Backend::Acl::CreatorRead));
+        QVERIFY_THROWS_EXCEPTION(QSimbaBackendError, impostor.keepAlive(s, 30s, {}));
+        QVERIFY_THROWS_EXCEPTION(QSimbaBackendError, impostor.openSession(30s));
+
+        // The owner's state is untouched.
+        const auto k = owner.keepAlive(s, 30s, {});
+        QVERIFY(k.isLive);
+        QCOMPARE(k.owned, QSet<QSimbaLeaseName>{n});
+
+        // With the creator-only ACL, strangers cannot even read.
+        Backend privateOwner(options(QStringLiteral("acl-private"), QStringLiteral("simba:s3cret"), Backend::Acl::Creator));
+        privateOwner.closeSession(privateOwner.openSession(30s).id);
+        Backend reader(options(QStringLiteral("acl-private")));
+        QVERIFY_THROWS_EXCEPTION(QSimbaBackendError, reader.inspect());
+        owner.closeSession(s);
+    }
+
+    void releaseHintArrivesFast()
+    {
+        const auto o = options(QStringLiteral("hints"));
+        Backend holder(o), waiter(o);
+        Collector collector;
+        auto subscription = waiter.subscribe(collector.listener());
+        const auto s1 = holder.openSession(30s).id, s2 = waiter.openSession(30s).id;
+        const auto n = name("contended");
+        const auto t = holder.acquire(s1, {n}).value(n);
+        QVERIFY(t.isGranted);
+        const auto waiting = waiter.acquire(s2, {n}).value(n);
+        QVERIFY(!waiting.isGranted);
+        QCOMPARE(waiting.holder, s1);
+        QVERIFY(waiting.holderRemaining && *waiting.holderRemaining > 20s);
+
+        QList<qint64> latencies;
+        for (int round = 0; round < 5; ++round) {
+            collector.clear();
+            const auto holding = holder.acquire(s1, {n}).value(n);
+            QVERIFY(holding.isGranted);
+            QElapsedTimer sinceRelease;
+            holder.release(s1, {{n, holding.token}});
+            sinceRelease.start();
+            QTRY_VERIFY_WITH_TIMEOUT(collector.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 1000);
+            latencies.append(sinceRelease.elapsed());
+            // The hint is right: the waiting party wins at once.
+            const auto won = waiter.acquire(s2, {n}).value(n);
+            QVERIFY(won.isGranted);
+            QVERIFY(won.token > holding.token);
+            waiter.release(s2, {{n, won.token}});
+        }
+        std::sort(latencies.begin(), latencies.end());
+        qInfo("release -> hint latency: median %lld ms, max %lld ms", latencies[2], latencies.last());
+        QVERIFY2(latencies.last() < 1000, qPrintable(QString::number(latencies.last())));
+
+        // Membership hints, for a group created after the subscription.
+        collector.clear();
+        waiter.join(s2, QStringLiteral("workers"));
+        QTRY_VERIFY_WITH_TIMEOUT(collector.seen(QSimbaLeaseBackend::Hint::Kind::MembersChanged, QStringLiteral("workers")), 1000);
+        collector.clear();
+        holder.join(s1, QStringLiteral("workers"));
+        QTRY_VERIFY_WITH_TIMEOUT(collector.seen(QSimbaLeaseBackend::Hint::Kind::MembersChanged, QStringLiteral("workers")), 1000);
+        holder.closeSession(s1);
+        waiter.closeSession(s2);
+    }
+
+    void concurrentTakeoverHasOneWinner()
+    {
+        const auto o = options(QStringLiteral("race"));
+        const auto n = name("prize");
+        for (int round = 0; round < 3; ++round) {
+            // The holder's session expires; then four sessions race to take over its lease.
+            Backend setup(o);
+            const auto dead = setup.openSession(300ms).id;
+            const qint64 deadToken = setup.acquire(dead, {n}).value(n).token;
+            std::vector<std::unique_ptr<Backend>> racers;
+            QList<QSimbaSessionId> sessions;
+            for (int i = 0; i < 4; ++i) {
+                racers.push_back(std::make_unique<Backend>(o));
+                sessions.append(racers.back()->openSession(30s).id);
+            }
+            QDeadlineTimer expiry(450ms);
+            while (!expiry.hasExpired())
+                QTest::qWait(20); // the property under test is the lease running out
+            std::atomic<int> go{0};
+            std::vector<QSimbaLeaseBackend::AcquireResult> results(4);
+            std::vector<std::string> errors(4);
+            std::vector<std::thread> threads;
+            for (int i = 0; i < 4; ++i) {
+                threads.emplace_back([&, i] {
+                    go.fetch_add(1);
+                    while (go.load() < 4) {
+                    }
+                    try {
+                        results[size_t(i)] = racers[size_t(i)]->acquire(sessions[i], {n}).value(n);
+                    } catch (const std::exception &e) {
+                        errors[size_t(i)] = e.what();
+                    }
+                });
+            }
+            for (auto &t : threads)
+                t.join();
+            int winners = 0;
+            QSimbaSessionId winner;
+            qint64 token = 0;
+            for (int i = 0; i < 4; ++i) {
+                QVERIFY2(errors[size_t(i)].empty(), errors[size_t(i)].c_str());
+                if (results[size_t(i)].isGranted) {
+                    ++winners;
+                    winner = sessions[i];
+                    token = results[size_t(i)].token;
+                }
+            }
+            QCOMPARE(winners, 1);
+            QVERIFY(token > deadToken);
+            for (int i = 0; i < 4; ++i) {
+                if (!results[size_t(i)].isGranted) {
+                    QCOMPARE(results[size_t(i)].holder, winner);
+                    QCOMPARE(results[size_t(i)].token, token);
+                }
+            }
+            // The expired holder is gone for good.
+            QVERIFY(!setup.keepAlive(dead, 300ms, {}).isLive);
+            for (int i = 0; i < 4; ++i)
+                racers[size_t(i)]->closeSession(sessions[i]);
+        }
+    }
+
+    void restartKeepsOneTermAndIncreasingTokens()
+    {
+        const auto o = options(QStringLiteral("restart"));
+        Backend a(o), b(o), watcher(o);
+        Collector collector;
+        auto subscription = watcher.subscribe(collector.listener());
+        const auto n = name("survivor"), m = name("short");
+        const auto s1 = a.openSession(30s).id, s2 = b.openSession(30s).id;
+        const auto t1 = a.acquire(s1, {n}).value(n);
+        QVERIFY(t1.isGranted);
+        const auto s3 = a.openSession(800ms).id;
+        const auto tm1 = a.acquire(s3, {m}).value(m);
+        QVERIFY(tm1.isGranted);
+
+        QElapsedTimer down;
+        down.start();
+        if (!server.restart())
+            QFAIL(qPrintable(server.errorString()));
+        qInfo("server restarted in %lld ms", down.elapsed());
+
+        // The holder still holds; nobody else is granted its lease.
+        const auto contender = afterReconnect([&] { return b.acquire(s2, {n}).value(n); });
+        QVERIFY(!contender.isGranted);
+        QCOMPARE(contender.holder, s1);
+        QCOMPARE(contender.token, t1.token);
+        const auto k = afterReconnect([&] { return a.keepAlive(s1, 30s, {}); });
+        QVERIFY(k.isLive);
+        QCOMPARE(k.owned, QSet<QSimbaLeaseName>{n});
+
+        // The short session expired across the restart: its lease goes on with a higher token.
+        QDeadlineTimer expiry(900ms);
+        while (!expiry.hasExpired())
+            QTest::qWait(20); // the property under test is the lease running out
+        const auto s4 = b.openSession(30s).id;
+        const auto tm2 = b.acquire(s4, {m}).value(m);
+        QVERIFY(tm2.isGranted);
+        QVERIFY(tm2.token > tm1.token);
+        QVERIFY(!a.keepAlive(s3, 800ms, {}).isLive);
+
+        // A release after the restart reaches the watcher (its watches survived the
+        // reconnect) and the next term's token is higher still.
+        collector.clear();
+        a.release(s1, {{n, t1.token}});
+        QTRY_VERIFY_WITH_TIMEOUT(collector.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
+        const auto t2 = b.acquire(s2, {n}).value(n);
+        QVERIFY(t2.isGranted);
+        QVERIFY(t2.token > t1.token);
+        QVERIFY(t2.token > tm2.token);
+        for (const auto &s : {s1, s3})
+            a.closeSession(s);
+        for (const auto &s : {s2, s4})
+            b.closeSession(s);
+    }
+
+    void unreachableServerFailsInBoundedTime()
+    {
+        Backend::Options o;
+        o.hosts = QStringLiteral("127.0.0.1:%1").arg(TestServer::freePort());
+        o.timeout = 500ms;
+        Backend backend(o);
+        for (int attempt = 0; attempt < 2; ++attempt) {
+            QElapsedTimer timer;
+            timer.start();
+            try {
+                backend.openSession(5s);
+                QFAIL("connected to nothing");
+            } catch (const QSimbaBackendError &e) {
+                qInfo("%s (after %lld ms)", e.what(), timer.elapsed());
+                QVERIFY2(e.message().contains(o.hosts), e.what());
+                QVERIFY2(e.message().contains(QStringLiteral("cannot connect within 500ms")), e.what());
+            }
+            QVERIFY2(timer.elapsed() < 1500, qPrintable(QString::number(timer.elapsed())));
+        }
+        // A subscription does not throw; its watches wait for a connection.
+        auto subscription = backend.subscribe([](const QSimbaLeaseBackend::Hint &) {});
+        QVERIFY(subscription);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_ZookeeperBackend)
+#include "tst_zookeeperbackend.moc"

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+// Test support: not installed.
+#pragma once
+
+#include "testserver.h"
+
+/*
+ * A standalone ZooKeeper 3.8 server (Debian's `zookeeper` package) on 127.0.0.1, with its
+ * own zoo.cfg, dataDir and log in the temporary directory. Ready when `srvr` answers
+ * "Mode: standalone". restart() stops it and starts it again on the same port and data.
+ */
+class ZookeeperServer : public TestServer
+{
+public:
+    ZookeeperServer();
+
+    bool start() override;
+    //! Stops the server and starts it again with the same port and data directory.
+    bool restart();
+    //! "127.0.0.1:<port>"
+    QString hostPort() const;
+    //! Sends a four-letter-word command and returns the answer (empty when unreachable).
+    QByteArray fourLetterWord(const QByteArray &command) const;
+
+private:
+    bool writeConfig();
+};
