@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "qsimbasqldialect_p.h"
+
+#include <QtSql/QSqlDatabase>
+
+/*!
+    \class QSimbaSqlDialect
+    \internal
+    \brief The SQL that differs between SQLite, PostgreSQL and MySQL/MariaDB.
+*/
+
+using namespace std::chrono;
+
+namespace {
+qint64 ceilSeconds(milliseconds d)
+{
+    return std::max<qint64>(1, (d.count() + 999) / 1000);
+}
+} // namespace
+
+QSimbaSqlDialect::QSimbaSqlDialect(const Options &options) : m_options(options) {}
+
+QString QSimbaSqlDialect::driverName(Driver driver)
+{
+    switch (driver) {
+    case Driver::Sqlite: return QStringLiteral("QSQLITE");
+    case Driver::Postgres: return QStringLiteral("QPSQL");
+    case Driver::MySql: return QStringLiteral("QMYSQL");
+    }
+    return {};
+}
+
+QString QSimbaSqlDialect::scheme(Driver driver)
+{
+    switch (driver) {
+    case Driver::Sqlite: return QStringLiteral("sqlite");
+    case Driver::Postgres: return QStringLiteral("postgresql");
+    case Driver::MySql: return QStringLiteral("mysql");
+    }
+    return {};
+}
+
+int QSimbaSqlDialect::defaultPort(Driver driver)
+{
+    switch (driver) {
+    case Driver::Sqlite: return 0;
+    case Driver::Postgres: return 5432;
+    case Driver::MySql: return 3306;
+    }
+    return 0;
+}
+
+QString QSimbaSqlDialect::now() const
+{
+    switch (m_options.driver) {
+    case Driver::Sqlite:
+        // 'now' is fixed for one statement step, with millisecond resolution.
+        return QStringLiteral("CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)");
+    case Driver::Postgres:
+        // clock_timestamp(), not now(): the time of the statement, not of the transaction's start.
+        return QStringLiteral("CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)");
+    case Driver::MySql:
+        // The session's time zone is UTC (connectionSetup), so no DST ambiguity.
+        return QStringLiteral("CAST(FLOOR(UNIX_TIMESTAMP(NOW(6)) * 1000) AS SIGNED)");
+    }
+    return {};
+}
+
+QString QSimbaSqlDialect::begin() const
+{
+    return m_options.driver == Driver::Sqlite ? QStringLiteral("BEGIN IMMEDIATE") : QStringLiteral("BEGIN");
+}
+
+QString QSimbaSqlDialect::lockVersion() const
+{
+    const QString select = QStringLiteral("SELECT version FROM ") + versionTable() + QStringLiteral(" WHERE id = 1");
+    return m_options.driver == Driver::Sqlite ? select : select + QStringLiteral(" FOR UPDATE");
+}
+
+QString QSimbaSqlDialect::insertIgnore(const QString &table, const QString &columns, const QString &row,
+                                       int rows) const
+{
+    const QString values = QStringLiteral(" (") + columns + QStringLiteral(") VALUES ")
+                           + placeholders(rows, QStringLiteral("(") + row + QStringLiteral(")"));
+    switch (m_options.driver) {
+    case Driver::Sqlite: return QStringLiteral("INSERT OR IGNORE INTO ") + table + values;
+    case Driver::Postgres: return QStringLiteral("INSERT INTO ") + table + values + QStringLiteral(" ON CONFLICT DO NOTHING");
+    case Driver::MySql: return QStringLiteral("INSERT IGNORE INTO ") + table + values;
+    }
+    return {};
+}
+
+QString QSimbaSqlDialect::placeholders(int n, const QString &each)
+{
+    QStringList list;
+    list.reserve(n);
+    for (int i = 0; i < n; ++i)
+        list.append(each);
+    return list.join(QStringLiteral(", "));
+}
+
+QStringList QSimbaSqlDialect::schemaLockBegin() const
+{
+    const QString key = m_options.tablePrefix + QStringLiteral("schema");
+    switch (m_options.driver) {
+    case Driver::Sqlite: return {QStringLiteral("BEGIN IMMEDIATE")};
+    case Driver::Postgres:
+        return {QStringLiteral("BEGIN"), QStringLiteral("SELECT pg_advisory_xact_lock(hashtext('%1'))").arg(key)};
+    case Driver::MySql:
+        // MySQL commits each DDL statement: a named lock serializes creation instead.
+        return {QStringLiteral("SELECT GET_LOCK('%1', %2)").arg(key).arg(ceilSeconds(m_options.statementTimeout))};
+    }
+    return {};
+}
+
+QStringList QSimbaSqlDialect::schemaLockEnd() const
+{
+    if (m_options.driver == Driver::MySql)
+        return {QStringLiteral("SELECT RELEASE_LOCK('%1')").arg(m_options.tablePrefix + QStringLiteral("schema"))};
+    return {QStringLiteral("COMMIT")};
+}
+
+QString QSimbaSqlDialect::createVersionTable() const
+{
+    return QStringLiteral("CREATE TABLE IF NOT EXISTS ") + versionTable()
+           + QStringLiteral(" (id INTEGER PRIMARY KEY, version INTEGER NOT NULL)")
+           + (m_options.driver == Driver::MySql ? QStringLiteral(" ENGINE=InnoDB") : QString());
+}
+
+QStringList QSimbaSqlDialect::migration(int from) const
+{
+    if (from != 0)
+        return {};
+    const bool mysql = m_options.driver == Driver::MySql;
+    // Names are case-sensitive ASCII: MySQL needs a binary collation to compare them so.
+    const QString key = mysql ? QStringLiteral("VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin")
+                              : QStringLiteral("VARCHAR(128)");
+    const QString engine = mysql ? QStringLiteral(" ENGINE=InnoDB") : QString();
+    const QString sessionsIndex = sessions() + QStringLiteral("_expires");
+    const QString holderIndex = leases() + QStringLiteral("_holder");
+    const QString memberIndex = members() + QStringLiteral("_session");
+    QStringList ddl{
+        QStringLiteral("CREATE TABLE IF NOT EXISTS %1 (id %2 NOT NULL PRIMARY KEY, expires_at BIGINT NOT NULL, "
+                       "lease_ms BIGINT NOT NULL, metadata TEXT NOT NULL%3)%4")
+            .arg(sessions(), key,
+                 mysql ? QStringLiteral(", INDEX %1 (expires_at)").arg(sessionsIndex) : QString(), engine),
+        QStringLiteral("CREATE TABLE IF NOT EXISTS %1 (name %2 NOT NULL PRIMARY KEY, holder %2 NULL, "
+                       "token BIGINT NOT NULL%3)%4")
+            .arg(leases(), key, mysql ? QStringLiteral(", INDEX %1 (holder)").arg(holderIndex) : QString(), engine),
+        QStringLiteral("CREATE TABLE IF NOT EXISTS %1 (grp %2 NOT NULL, session %2 NOT NULL, "
+                       "PRIMARY KEY (grp, session)%3)%4")
+            .arg(members(), key, mysql ? QStringLiteral(", INDEX %1 (session)").arg(memberIndex) : QString(), engine),
+    };
+    if (!mysql) {
+        ddl.append(QStringLiteral("CREATE INDEX IF NOT EXISTS %1 ON %2 (expires_at)").arg(sessionsIndex, sessions()));
+        ddl.append(QStringLiteral("CREATE INDEX IF NOT EXISTS %1 ON %2 (holder)").arg(holderIndex, leases()));
+        ddl.append(QStringLiteral("CREATE INDEX IF NOT EXISTS %1 ON %2 (session)").arg(memberIndex, members()));
+    }
+    return ddl;
+}
+
+void QSimbaSqlDialect::configure(QSqlDatabase &db) const
+{
+    db.setDatabaseName(m_options.database);
+    const qint64 statementMs = m_options.statementTimeout.count();
+    switch (m_options.driver) {
+    case Driver::Sqlite:
+        db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(statementMs));
+        return;
+    case Driver::Postgres:
+        // tcp_user_timeout bounds a call to a server that vanished mid-call; keepalives
+        // notice a dead idle connection.
+        db.setConnectOptions(QStringLiteral("connect_timeout=%1;tcp_user_timeout=%2;keepalives=1;"
+                                            "keepalives_idle=5;keepalives_interval=2;keepalives_count=2")
+                                 .arg(ceilSeconds(m_options.connectTimeout))
+                                 .arg(statementMs + m_options.connectTimeout.count()));
+        break;
+    case Driver::MySql:
+        db.setConnectOptions(QStringLiteral("MYSQL_OPT_CONNECT_TIMEOUT=%1;MYSQL_OPT_READ_TIMEOUT=%2;"
+                                            "MYSQL_OPT_WRITE_TIMEOUT=%2;CLIENT_FOUND_ROWS")
+                                 .arg(ceilSeconds(m_options.connectTimeout))
+                                 .arg(ceilSeconds(m_options.statementTimeout) + 1));
+        break;
+    }
+    db.setHostName(m_options.host);
+    db.setPort(m_options.port > 0 ? m_options.port : defaultPort(m_options.driver));
+    db.setUserName(m_options.user);
+    db.setPassword(m_options.password);
+}
+
+QStringList QSimbaSqlDialect::connectionSetup(bool mariaDb) const
+{
+    const qint64 ms = m_options.statementTimeout.count();
+    switch (m_options.driver) {
+    case Driver::Sqlite:
+        // WAL: readers never block the writer; several processes of one host share the file.
+        return {QStringLiteral("PRAGMA journal_mode=WAL")};
+    case Driver::Postgres:
+        // A client stopped inside a call must not hold the version row for long.
+        return {QStringLiteral("SET client_min_messages = warning"), // no NOTICE for IF NOT EXISTS
+                QStringLiteral("SET statement_timeout = %1").arg(ms), QStringLiteral("SET lock_timeout = %1").arg(ms),
+                QStringLiteral("SET idle_in_transaction_session_timeout = %1").arg(ms)};
+    case Driver::MySql: {
+        QStringList setup{QStringLiteral("SET time_zone = '+00:00'"),
+                          QStringLiteral("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"),
+                          QStringLiteral("SET SESSION innodb_lock_wait_timeout = %1").arg(ceilSeconds(m_options.statementTimeout))};
+        if (mariaDb) {
+            setup.append(QStringLiteral("SET SESSION max_statement_time = %1").arg(double(ms) / 1000.0));
+            setup.append(QStringLiteral("SET SESSION idle_transaction_timeout = %1").arg(ceilSeconds(m_options.statementTimeout)));
+        } else {
+            setup.append(QStringLiteral("SET SESSION max_execution_time = %1").arg(ms));
+        }
+        return setup;
+    }
+    }
+    return {};
+}

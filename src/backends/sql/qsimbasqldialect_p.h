@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// Private header: not installed, not part of the API.
+#pragma once
+
+#include "qsimbasqlleasebackend.h"
+
+#include <QtCore/QStringList>
+
+class QSqlDatabase;
+
+/*
+ * What differs between the databases: the driver, the SQL of the clock, locking and
+ * "insert unless present", the DDL of the schema, and the per-connection settings that
+ * bound every call. Plain value; reentrant.
+ */
+class QSimbaSqlDialect
+{
+public:
+    using Driver = QSimbaSqlLeaseBackend::Driver;
+    using Options = QSimbaSqlLeaseBackend::Options;
+
+    explicit QSimbaSqlDialect(const Options &options);
+
+    Driver driver() const { return m_options.driver; }
+    static QString driverName(Driver driver);
+    static QString scheme(Driver driver);
+    static int defaultPort(Driver driver);
+
+    //! An SQL expression: the database's clock, in whole milliseconds since the epoch.
+    QString now() const;
+    //! Tables of this prefix.
+    QString versionTable() const { return m_options.tablePrefix + QStringLiteral("schema_version"); }
+    QString sessions() const { return m_options.tablePrefix + QStringLiteral("sessions"); }
+    QString leases() const { return m_options.tablePrefix + QStringLiteral("leases"); }
+    QString members() const { return m_options.tablePrefix + QStringLiteral("members"); }
+    //! The PostgreSQL channel of this prefix's hints.
+    QString channel() const { return m_options.tablePrefix + QStringLiteral("hints"); }
+
+    //! Starts a call's transaction (SQLite: BEGIN IMMEDIATE, the database's write lock).
+    QString begin() const;
+    //! Reads the schema version and, on servers, locks its row: every call that changes
+    //! state holds it, so calls are serialized and the clock read after it is monotonic
+    //! in commit order.
+    QString lockVersion() const;
+    //! INSERT of \a rows rows of \a columns (placeholders \a row each) that skips rows whose
+    //! key is present.
+    QString insertIgnore(const QString &table, const QString &columns, const QString &row, int rows) const;
+    //! "?, ?, ?" for \a n values.
+    static QString placeholders(int n, const QString &each = QStringLiteral("?"));
+
+    //! Serializes schema creation between clients (before / after the DDL).
+    QStringList schemaLockBegin() const;
+    QStringList schemaLockEnd() const;
+    QString createVersionTable() const;
+    //! The DDL of migration step \a from → \a from + 1 (0 → 1 creates the tables).
+    QStringList migration(int from) const;
+
+    //! Applies the connection parameters and timeouts to \a db (before open()).
+    void configure(QSqlDatabase &db) const;
+    //! Statements run once per connection, after open().
+    QStringList connectionSetup(bool mariaDb) const;
+
+private:
+    Options m_options;
+};

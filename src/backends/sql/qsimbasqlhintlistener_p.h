@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// Private header: not installed, not part of the API.
+#pragma once
+
+#include "qsimbasqldialect_p.h"
+
+#include <QtCore/QThread>
+
+#include <optional>
+
+/*
+ * A PostgreSQL subscription: its own thread with its own QPSQL connection that LISTENs on
+ * the prefix's channel and calls the listener from that thread. Reconnects (and LISTENs
+ * again) when the connection is lost; hints sent meanwhile are lost, which only slows
+ * waiting parties down to polling. Destroying it stops the thread.
+ */
+class QSimbaSqlHintListener final : public QThread, public QSimbaLeaseBackend::Subscription
+{
+public:
+    QSimbaSqlHintListener(const QSimbaSqlDialect &dialect, const QString &description,
+                          QSimbaLeaseBackend::HintListener listener);
+    ~QSimbaSqlHintListener() override;
+
+    //! The NOTIFY payload of \a hint, and back.
+    static QString encode(const QSimbaLeaseBackend::Hint &hint);
+    static std::optional<QSimbaLeaseBackend::Hint> decode(const QString &payload);
+
+protected:
+    void run() override;
+
+private:
+    QSimbaSqlDialect m_dialect;
+    QString m_description;
+    QSimbaLeaseBackend::HintListener m_listener;
+};

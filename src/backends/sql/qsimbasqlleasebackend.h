@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "qsimbaleasebackend.h"
+#include "qsimbasql_export.h"
+
+#include <QtCore/QString>
+#include <QtCore/QUrl>
+
+#include <chrono>
+#include <memory>
+
+class QSimbaSqlLeaseBackendPrivate;
+
+/*
+ * Leases in an SQL database through QSqlDatabase: SQLite (QSQLITE, one file shared by the
+ * processes of one host), PostgreSQL (QPSQL) and MySQL/MariaDB (QMYSQL). The backend creates
+ * and migrates its own tables; every time is the database's clock. See the README's
+ * "SQL backend" section for the schema, the URLs and what each database needs.
+ *
+ * Thread-affine: the connection is opened lazily by the first SPI call and used only on the
+ * thread of that call; a call from another thread throws QSimbaIllegalStateError. Destroy the
+ * backend on that thread, or after that thread has finished.
+ */
+class QSIMBASQL_EXPORT QSimbaSqlLeaseBackend final : public QSimbaLeaseBackend
+{
+public:
+    //! The schema version this code creates and understands.
+    static constexpr int SchemaVersion = 1;
+
+    enum class Driver { Sqlite, Postgres, MySql };
+
+    struct Options
+    {
+        Driver driver = Driver::Sqlite;
+        QString host;        //!< Postgres, MySql: server name or address
+        int port = 0;        //!< 0: the driver's default (5432, 3306)
+        QString database;    //!< the database name; for Sqlite the file's path
+        QString user;
+        QString password;
+        QString tablePrefix = QStringLiteral("simba_"); //!< [a-z_][a-z0-9_]*, at most 32 characters
+        std::chrono::milliseconds connectTimeout{2000};
+        std::chrono::milliseconds statementTimeout{2000}; //!< also the lock wait (SQLite busy timeout)
+    };
+
+    //! Throws QSimbaInvalidArgumentError naming a bad option. Does not connect.
+    explicit QSimbaSqlLeaseBackend(const Options &options);
+    ~QSimbaSqlLeaseBackend() override;
+
+    //! sqlite:///path/file.db, postgresql://user:pw@host:port/db, mysql://user:pw@host:port/db
+    //! with options ?prefix=…&connectTimeout=…&statementTimeout=…; throws
+    //! QSimbaInvalidArgumentError naming what is wrong. Does not connect.
+    static std::unique_ptr<QSimbaSqlLeaseBackend> fromUrl(const QUrl &url);
+    //! The options of \a url, as fromUrl() reads them.
+    static Options optionsFromUrl(const QUrl &url);
+
+    Options options() const;
+
+    Capabilities capabilities() const override;
+    QString describe() const override;
+    SessionGrant openSession(Millis lease, const QMap<QString, QString> &metadata = {}) override;
+    KeepAliveResult keepAlive(const QSimbaSessionId &session, Millis lease,
+                              const QSet<QSimbaLeaseName> &held) override;
+    QHash<QSimbaLeaseName, AcquireResult> acquire(const QSimbaSessionId &session,
+                                                 const QSet<QSimbaLeaseName> &names) override;
+    void release(const QSimbaSessionId &session, const QHash<QSimbaLeaseName, qint64> &leases) override;
+    void closeSession(const QSimbaSessionId &session) override;
+    void join(const QSimbaSessionId &session, const QString &group) override;
+    void leave(const QSimbaSessionId &session, const QString &group) override;
+    QList<QSimbaSessionId> members(const QString &group) override;
+    std::unique_ptr<Subscription> subscribe(HintListener listener) override;
+    Inspection inspect() override;
+
+private:
+    Q_DECLARE_PRIVATE(QSimbaSqlLeaseBackend)
+    std::unique_ptr<QSimbaSqlLeaseBackendPrivate> const d_ptr;
+};

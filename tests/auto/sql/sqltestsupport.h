@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+// Test support for the SQL backend's tests: not installed.
+#pragma once
+
+#include <QtCore/QObject>
+#include <QtCore/QString>
+
+class TestServer;
+
+namespace SqlTest {
+//! Starts \a server and runs \a test; when the server does not start, runs a test that fails
+//! with the server's errorString() instead. Returns QTest::qExec's result.
+int runWithServer(TestServer &server, QObject &test, int argc, char **argv);
+//! Runs \a test alone.
+int run(QObject &test, int argc, char **argv);
+} // namespace SqlTest

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "postgresserver.h"
+
+#include <QtCore/QDir>
+
+#include <csignal>
+
+namespace {
+// The newest installed PostgreSQL's binaries.
+QString postgresBin()
+{
+    QDir root(QStringLiteral("/usr/lib/postgresql"));
+    QStringList versions = root.entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    std::sort(versions.begin(), versions.end(), [](const QString &a, const QString &b) { return a.toInt() < b.toInt(); });
+    return versions.isEmpty() ? QString() : root.filePath(versions.last() + QStringLiteral("/bin"));
+}
+
+QStringList asPostgres(const QString &program, const QStringList &args)
+{
+    return QStringList{QStringLiteral("--reuid=postgres"), QStringLiteral("--regid=postgres"),
+                       QStringLiteral("--init-groups"), program}
+           + args;
+}
+} // namespace
+
+PostgresServer::PostgresServer() : TestServer(QStringLiteral("postgres")), m_bin(postgresBin()) {}
+
+PostgresServer::~PostgresServer()
+{
+    stop(); // the base's destructor would stop it the slow way
+}
+
+QUrl PostgresServer::url(const QString &query) const
+{
+    QUrl u(QStringLiteral("postgresql://%1:%2@127.0.0.1:%3/%4").arg(user(), password()).arg(port()).arg(database()));
+    if (!query.isEmpty())
+        u.setQuery(query);
+    return u;
+}
+
+int PostgresServer::psql(const QString &sql, QString *output) const
+{
+    return run(m_bin + QStringLiteral("/psql"),
+               {QStringLiteral("-h"), dir(), QStringLiteral("-p"), QString::number(port()), QStringLiteral("-U"),
+                QStringLiteral("postgres"), QStringLiteral("-d"), database(), QStringLiteral("-v"),
+                QStringLiteral("ON_ERROR_STOP=1"), QStringLiteral("-qAt"), QStringLiteral("-c"), sql},
+               output);
+}
+
+bool PostgresServer::start()
+{
+    if (m_bin.isEmpty())
+        return fail(QStringLiteral("no PostgreSQL under /usr/lib/postgresql (install the postgresql package)"));
+    if (!m_dir.isValid())
+        return fail(QStringLiteral("cannot create a temporary directory: ") + m_dir.errorString());
+    QString output;
+    if (run(QStringLiteral("chown"), {QStringLiteral("postgres:postgres"), dir()}, &output) != 0)
+        return fail(QStringLiteral("chown postgres %1 failed: %2").arg(dir(), output));
+    const QString data = dir() + QStringLiteral("/data");
+    if (run(QStringLiteral("setpriv"),
+            asPostgres(m_bin + QStringLiteral("/initdb"),
+                       {QStringLiteral("-D"), data, QStringLiteral("-U"), QStringLiteral("postgres"),
+                        QStringLiteral("--auth-local=trust"), QStringLiteral("--auth-host=scram-sha-256"),
+                        QStringLiteral("-E"), QStringLiteral("UTF8"), QStringLiteral("--no-sync")}),
+            &output)
+        != 0)
+        return fail(QStringLiteral("initdb failed: ") + output);
+    const QString portText = QString::number(port());
+    const bool ready = launch(
+        QStringLiteral("setpriv"),
+        asPostgres(m_bin + QStringLiteral("/postgres"),
+                   {QStringLiteral("-D"), data, QStringLiteral("-p"), portText, QStringLiteral("-k"), dir(),
+                    QStringLiteral("-c"), QStringLiteral("listen_addresses=127.0.0.1"), QStringLiteral("-c"),
+                    QStringLiteral("fsync=off"), QStringLiteral("-c"), QStringLiteral("synchronous_commit=off"),
+                    QStringLiteral("-c"), QStringLiteral("full_page_writes=off")}),
+        [&] {
+            return run(m_bin + QStringLiteral("/pg_isready"),
+                       {QStringLiteral("-q"), QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"), portText})
+                   == 0;
+        });
+    if (!ready)
+        return false;
+    const QString setup = QStringLiteral("CREATE ROLE %1 LOGIN PASSWORD '%2'").arg(user(), password());
+    QStringList args{QStringLiteral("-h"), dir(), QStringLiteral("-p"), portText, QStringLiteral("-U"),
+                     QStringLiteral("postgres"), QStringLiteral("-d"), QStringLiteral("postgres"),
+                     QStringLiteral("-v"), QStringLiteral("ON_ERROR_STOP=1"), QStringLiteral("-q"),
+                     QStringLiteral("-c"), setup, QStringLiteral("-c"),
+                     QStringLiteral("CREATE DATABASE %1 OWNER %2").arg(database(), user())};
+    if (run(m_bin + QStringLiteral("/psql"), args, &output) != 0) {
+        stop();
+        return fail(QStringLiteral("creating the role and database failed: ") + output);
+    }
+    return true;
+}
+
+void PostgresServer::stop()
+{
+    // SIGINT is PostgreSQL's fast shutdown: it does not wait for clients to disconnect.
+    if (m_process && m_process->state() == QProcess::Running) {
+        ::kill(pid_t(m_process->processId()), SIGINT);
+        m_process->waitForFinished(10000);
+    }
+    TestServer::stop();
+}

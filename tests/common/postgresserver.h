@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// Test support: not installed.
+#pragma once
+
+#include "testserver.h"
+
+#include <QtCore/QUrl>
+
+/*
+ * A PostgreSQL server (Debian's postgresql package) on 127.0.0.1 in a private directory.
+ * PostgreSQL refuses to run as root: initdb and postgres run as the postgres user
+ * (setpriv, which execs, so the QProcess is the postmaster itself). Host connections need
+ * a password (scram-sha-256); the superuser reaches it through the Unix socket (trust).
+ * start() creates the role user() with password() and the database database().
+ */
+class PostgresServer : public TestServer
+{
+public:
+    PostgresServer();
+    ~PostgresServer() override;
+
+    bool start() override;
+    void stop() override;
+
+    QString user() const { return QStringLiteral("u"); }
+    QString password() const { return QStringLiteral("pw"); }
+    QString database() const { return QStringLiteral("simba"); }
+    //! postgresql://u:pw@127.0.0.1:port/simba, plus \a query (e.g. "prefix=x_").
+    QUrl url(const QString &query = {}) const;
+    //! Runs \a sql as the superuser with psql; returns its exit code, its output in \a output.
+    int psql(const QString &sql, QString *output = nullptr) const;
+
+private:
+    QString m_bin;
+};
