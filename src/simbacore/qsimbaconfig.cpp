@@ -75,11 +75,11 @@ bool operator==(const QSimbaConfig &a, const QSimbaConfig &b)
 QDebug operator<<(QDebug dbg, const QSimbaConfig &c)
 {
     QDebugStateSaver saver(dbg);
-    dbg.nospace().noquote() << "QSimbaConfig(leaseDuration=" << QSimba::formatDuration(c.leaseDuration())
-                            << ", renewInterval=" << QSimba::formatDuration(c.renewInterval())
-                            << ", drift=" << c.drift() << ", margin=" << QSimba::formatDuration(c.margin())
-                            << ", retryJitter=" << QSimba::formatDuration(c.retryJitter())
-                            << ", minBackoff=" << QSimba::formatDuration(c.minBackoff()) << ')';
+    dbg.nospace().noquote() << "QSimbaConfig(leaseDuration=" << QSimbaDuration::format(c.leaseDuration())
+                            << ", renewInterval=" << QSimbaDuration::format(c.renewInterval())
+                            << ", drift=" << c.drift() << ", margin=" << QSimbaDuration::format(c.margin())
+                            << ", retryJitter=" << QSimbaDuration::format(c.retryJitter())
+                            << ", minBackoff=" << QSimbaDuration::format(c.minBackoff()) << ')';
     return dbg;
 }
 
@@ -101,7 +101,7 @@ QSimbaConfig::Builder &QSimbaConfig::Builder::minBackoff(Duration v) { d->minBac
 
 QSimbaConfig QSimbaConfig::Builder::build() const
 {
-    using QSimba::formatDuration;
+    const auto formatDuration = [](std::chrono::nanoseconds d) { return QSimbaDuration::format(d); };
     const auto fail = [](const QString &m) { throw QSimbaInvalidArgumentError(QStringLiteral("invalid QSimbaConfig: ") + m); };
     const Duration lease = d->lease(), renew = d->renew(), margin = d->marginValue(),
                    jitter = d->jitter(), backoff = d->backoff();

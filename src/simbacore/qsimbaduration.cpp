@@ -3,9 +3,9 @@
 
 #include <QtCore/QRegularExpression>
 
-namespace QSimba {
+namespace QSimbaDuration {
 
-QString formatDuration(std::chrono::nanoseconds d)
+QString format(std::chrono::nanoseconds d)
 {
     using namespace std::chrono;
     const qint64 ns = d.count();
@@ -24,7 +24,7 @@ QString formatDuration(std::chrono::nanoseconds d)
     return fmt(double(ns), "ns");
 }
 
-std::optional<std::chrono::nanoseconds> parseDuration(const QString &text)
+std::optional<std::chrono::nanoseconds> parse(const QString &text)
 {
     static const QRegularExpression re(
         QStringLiteral("^\\s*(\\d+(?:\\.\\d+)?)\\s*(ns|us|ms|s|m|h)\\s*$"));
@@ -50,4 +50,4 @@ std::optional<std::chrono::nanoseconds> parseDuration(const QString &text)
     return std::chrono::nanoseconds(qint64(ns));
 }
 
-} // namespace QSimba
+} // namespace QSimbaDuration

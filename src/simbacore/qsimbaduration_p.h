@@ -9,9 +9,9 @@
 #include <chrono>
 #include <optional>
 
-namespace QSimba {
+namespace QSimbaDuration {
 //! "15s", "250ms", "1.5s", "2m" — the form used in messages and by simbactl.
-QSIMBACORE_EXPORT QString formatDuration(std::chrono::nanoseconds d);
+QSIMBACORE_EXPORT QString format(std::chrono::nanoseconds d);
 //! Parses "500ms", "10s", "1m", "1h", "250us", "100ns" (a number and a unit); nullopt when malformed.
-QSIMBACORE_EXPORT std::optional<std::chrono::nanoseconds> parseDuration(const QString &text);
-} // namespace QSimba
+QSIMBACORE_EXPORT std::optional<std::chrono::nanoseconds> parse(const QString &text);
+} // namespace QSimbaDuration

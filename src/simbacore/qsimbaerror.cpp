@@ -19,7 +19,7 @@ QSimbaError::~QSimbaError() = default;
 QSimbaLockTimeoutError::QSimbaLockTimeoutError(const QString &name,
                                                std::chrono::nanoseconds timeout)
     : QSimbaError(QStringLiteral("lock \"%1\" not acquired within %2")
-                      .arg(name, QSimba::formatDuration(timeout))),
+                      .arg(name, QSimbaDuration::format(timeout))),
       m_name(name),
       m_timeout(timeout)
 {

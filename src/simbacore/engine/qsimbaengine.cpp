@@ -1,0 +1,923 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "qsimbaengine_p.h"
+
+#include "qsimbaerror.h"
+#include "qsimbalogging_p.h"
+
+using namespace std::chrono;
+using namespace std::chrono_literals;
+
+namespace QSimbaEngine {
+
+namespace {
+template<class... Ts> struct Overloaded : Ts... { using Ts::operator()...; };
+template<class... Ts> Overloaded(Ts...) -> Overloaded<Ts...>;
+} // namespace
+
+Reply execute(Backend &backend, const Call &call)
+{
+    Reply reply;
+    try {
+        std::visit(Overloaded{
+                       [&](const OpenSession &c) { reply.value = backend.openSession(c.lease, c.metadata); },
+                       [&](const KeepAlive &c) { reply.value = backend.keepAlive(c.session, c.lease, c.held); },
+                       [&](const Acquire &c) { reply.value = backend.acquire(c.session, c.names); },
+                       [&](const Release &c) { backend.release(c.session, c.leases); },
+                       [&](const CloseSession &c) { backend.closeSession(c.session); },
+                       [&](const Join &c) { backend.join(c.session, c.group); },
+                       [&](const Leave &c) { backend.leave(c.session, c.group); },
+                       [&](const Members &c) { reply.value = backend.members(c.group); },
+                   },
+                   call);
+    } catch (const QSimbaSessionExpiredError &e) {
+        reply.error = Reply::Error::SessionExpired;
+        reply.message = e.message();
+    } catch (const QSimbaError &e) {
+        reply.error = Reply::Error::Failed;
+        reply.message = e.message();
+    } catch (const std::exception &e) {
+        reply.error = Reply::Error::Failed;
+        reply.message = QString::fromLocal8Bit(e.what());
+    }
+    return reply;
+}
+
+QString describe(const Call &call)
+{
+    return std::visit(Overloaded{
+                          [](const OpenSession &) { return QStringLiteral("openSession"); },
+                          [](const KeepAlive &) { return QStringLiteral("keepAlive"); },
+                          [](const Acquire &c) { return QStringLiteral("acquire(%1 names)").arg(c.names.size()); },
+                          [](const Release &c) { return QStringLiteral("release(%1 leases)").arg(c.leases.size()); },
+                          [](const CloseSession &) { return QStringLiteral("closeSession"); },
+                          [](const Join &c) { return QStringLiteral("join(%1)").arg(c.group); },
+                          [](const Leave &c) { return QStringLiteral("leave(%1)").arg(c.group); },
+                          [](const Members &c) { return QStringLiteral("members(%1)").arg(c.group); },
+                      },
+                      call);
+}
+
+Core::Core(Options options) : m_options(std::move(options)), m_random(m_options.seed)
+{
+    if (!m_options.ticker)
+        m_options.ticker = QSimbaTicker::system();
+    m_session.deadline = std::make_shared<std::atomic<qint64>>(0);
+}
+
+Core::~Core() = default;
+
+Millis Core::leaseMillis() const
+{
+    return duration_cast<Millis>(m_options.config.leaseDuration());
+}
+
+Nanos Core::localDeadline(Nanos sent, Millis remaining) const
+{
+    const double scaled = double(duration_cast<Nanos>(remaining).count()) * (1.0 - m_options.config.drift());
+    return sent + Nanos(qint64(scaled)) - m_options.config.margin();
+}
+
+Nanos Core::jitter(Nanos range)
+{
+    if (range <= 0ns)
+        return 0ns;
+    return Nanos(qint64(m_random() % quint64(range.count())));
+}
+
+Nanos Core::backoffStep(Nanos current) const
+{
+    const Nanos min = m_options.config.minBackoff(), max = m_options.config.renewInterval();
+    return current <= 0ns ? min : std::min(current * 2, max);
+}
+
+// ---------------------------------------------------------------------------------------
+// Inputs
+
+void Core::start(Nanos now)
+{
+    if (m_started)
+        return;
+    m_started = true;
+    m_session.nextOpen = now;
+    m_session.notLiveSince = now;
+    pump(now);
+}
+
+void Core::startElection(Nanos now, const QSimbaLeaseName &name, Kind kind, bool oneTerm)
+{
+    if (m_closing)
+        return;
+    auto &e = m_elections[name];
+    e.name = name;
+    if (e.phase != Status::Idle) {
+        if (e.after == After::Idle) // stopping: contend again once the handover is done
+            e.restart = true;
+        return;
+    }
+    e.kind = kind;
+    e.oneTerm = oneTerm;
+    e.backoff = 0ns;
+    e.nextTry = now;
+    setPhase(e, Status::Candidate);
+    pump(now);
+}
+
+void Core::stopElection(Nanos now, const QSimbaLeaseName &name, quint64 promise)
+{
+    auto it = m_elections.find(name);
+    if (it == m_elections.end()) {
+        complete(name.toString(), promise);
+        return;
+    }
+    auto &e = it->second;
+    e.restart = false;
+    switch (e.phase) {
+    case Status::Idle:
+        complete(name.toString(), promise);
+        break;
+    case Status::Candidate:
+    case Status::Cooldown:
+        setPhase(e, Status::Idle);
+        complete(name.toString(), promise);
+        break;
+    case Status::Leader:
+        if (promise)
+            e.promises.push_back(promise);
+        beginHandover(now, e, Reason::Stopped, After::Idle);
+        break;
+    case Status::Handover:
+        if (promise)
+            e.promises.push_back(promise);
+        e.after = After::Idle;
+        break;
+    }
+    pump(now);
+}
+
+void Core::stepDown(Nanos now, const QSimbaLeaseName &name, Nanos cooldown, quint64 promise)
+{
+    auto it = m_elections.find(name);
+    if (it == m_elections.end()) {
+        complete(name.toString(), promise);
+        return;
+    }
+    auto &e = it->second;
+    switch (e.phase) {
+    case Status::Idle:
+        complete(name.toString(), promise);
+        break;
+    case Status::Candidate:
+    case Status::Cooldown:
+        e.cooldownUntil = std::max(e.phase == Status::Cooldown ? e.cooldownUntil : now, now + cooldown);
+        setPhase(e, Status::Cooldown);
+        complete(name.toString(), promise);
+        break;
+    case Status::Leader:
+        if (promise)
+            e.promises.push_back(promise);
+        beginHandover(now, e, Reason::SteppedDown, After::Cooldown, cooldown);
+        break;
+    case Status::Handover:
+        if (promise)
+            e.promises.push_back(promise);
+        if (e.after != After::Idle) {
+            e.after = After::Cooldown;
+            e.afterCooldown = std::max(e.afterCooldown, cooldown);
+        }
+        break;
+    }
+    pump(now);
+}
+
+void Core::close(Nanos now, quint64 closed, quint64 afterCallbacks)
+{
+    if (m_closing) {
+        // A second close completes with the first.
+        m_extraClosed.push_back(closed);
+        m_extraAfter.push_back(afterCallbacks);
+        checkClosed(now);
+        return;
+    }
+    m_closing = true;
+    m_closedPromise = closed;
+    m_afterCallbacksPromise = afterCallbacks;
+    for (auto &[name, e] : m_elections) {
+        e.restart = false;
+        switch (e.phase) {
+        case Status::Idle:
+            break;
+        case Status::Candidate:
+        case Status::Cooldown:
+            setPhase(e, Status::Idle);
+            break;
+        case Status::Leader:
+            beginHandover(now, e, Reason::Stopped, After::Idle);
+            break;
+        case Status::Handover:
+            e.after = After::Idle;
+            break;
+        }
+    }
+    pump(now);
+}
+
+void Core::backendReplied(Nanos now, quint64 callId, const Reply &reply)
+{
+    if (!m_inflight || m_inflight->id != callId) {
+        qCWarning(lcSimbaEngine) << "reply to an unknown call" << callId;
+        return;
+    }
+    const Inflight call = std::move(*m_inflight);
+    m_inflight.reset();
+    std::visit(Overloaded{
+                   [&](const OpenSession &) { onOpened(now, call, reply); },
+                   [&](const KeepAlive &) { onKeepAlive(now, call, reply); },
+                   [&](const Acquire &) { onAcquired(now, call, reply); },
+                   [&](const Release &) { onReleased(now, call, reply); },
+                   [&](const CloseSession &) { onClosedSession(now, call, reply); },
+                   [&](const Join &) {},
+                   [&](const Leave &) {},
+                   [&](const Members &) {},
+               },
+               call.call);
+    pump(now);
+}
+
+void Core::hint(Nanos now, const Backend::Hint &hint)
+{
+    if (hint.kind == Backend::Hint::Kind::Released) {
+        const QString error = QSimbaLeaseName::validate(hint.name);
+        if (!error.isEmpty())
+            return;
+        auto it = m_elections.find(QSimbaLeaseName::of(hint.name));
+        if (it != m_elections.end() && it->second.phase == Status::Candidate && !it->second.acquiring)
+            it->second.nextTry = std::min(it->second.nextTry, now);
+    }
+    pump(now);
+}
+
+void Core::taskFinished(Nanos now, const QString &stream, bool rejected)
+{
+    auto sit = m_streams.find(stream);
+    if (sit == m_streams.end() || !sit->running)
+        return;
+    const Task task = std::move(sit->current);
+    sit->running = false;
+    sit->current = Task();
+    if (task.type == Task::Type::Elected && task.term) {
+        if (!rejected) {
+            task.term->electedDelivered.store(true, std::memory_order_release);
+        } else {
+            // The executor refused the elected callback: the term is not delivered, and the
+            // election steps down for one lease duration.
+            qCWarning(lcSimbaElection) << "callback executor rejected elected of" << task.name
+                                       << "- stepping down for one lease duration";
+            auto it = m_elections.find(task.name);
+            if (it != m_elections.end() && it->second.term == task.term && it->second.phase == Status::Leader)
+                beginHandover(now, it->second, Reason::SteppedDown, After::Cooldown,
+                              m_options.config.leaseDuration());
+        }
+    } else if (rejected && task.type == Task::Type::Complete && task.promise) {
+        // A future must complete even when its continuation cannot run where it should.
+        m_effects.push_back({Effect::Type::Resolve, 0, {}, {}, {}, task.promise});
+    }
+    dispatch(stream);
+    checkClosed(now);
+    pump(now);
+}
+
+void Core::workStarted(const QSimbaLeaseName &name, qint64 token)
+{
+    auto it = m_elections.find(name);
+    if (it != m_elections.end() && it->second.term && it->second.term->token == token)
+        ++it->second.work;
+}
+
+void Core::workExited(Nanos now, const QSimbaLeaseName &name, qint64 token)
+{
+    auto it = m_elections.find(name);
+    if (it == m_elections.end() || !it->second.term || it->second.term->token != token)
+        return;
+    auto &e = it->second;
+    if (e.work > 0)
+        --e.work;
+    if (e.phase == Status::Handover)
+        continueHandover(now, e);
+    pump(now);
+}
+
+void Core::tick(Nanos now)
+{
+    pump(now);
+}
+
+// ---------------------------------------------------------------------------------------
+// The loop
+
+void Core::pump(Nanos now)
+{
+    // Local deadline: every term of the session ends with it, whatever the backend does.
+    if ((m_session.status == SessionStatus::Live || m_session.status == SessionStatus::Suspended)
+        && now.count() >= m_session.deadline->load())
+        loseSession(now, Reason::DeadlinePassed);
+
+    for (auto &[name, e] : m_elections) {
+        if (e.phase == Status::Handover && !e.revokedQueued && now >= e.handoverDeadline) {
+            qCWarning(lcSimbaElection) << "leader work of" << name << "did not exit before the term's deadline";
+            e.work = 0;
+            continueHandover(now, e);
+        }
+        if (e.phase == Status::Cooldown && now >= e.cooldownUntil) {
+            e.nextTry = now;
+            setPhase(e, Status::Candidate);
+        }
+    }
+    while (!m_inflight && sendNext(now)) {
+    }
+    checkClosed(now);
+}
+
+bool Core::sendNext(Nanos now)
+{
+    if (m_closed || !m_started)
+        return false;
+    auto &s = m_session;
+    const bool live = s.status == SessionStatus::Live || s.status == SessionStatus::Suspended;
+
+    // 1. The session.
+    if (s.status == SessionStatus::Opening && !m_closing && now >= s.nextOpen) {
+        send(now, OpenSession{leaseMillis(), m_options.metadata});
+        return true;
+    }
+    if (live && now >= s.nextRenew && !m_sessionClosing) {
+        QSet<QSimbaLeaseName> held;
+        for (const auto &[name, e] : m_elections)
+            if (e.term && e.termSession == s.id && (e.phase == Status::Leader || e.phase == Status::Handover))
+                held.insert(name);
+        send(now, KeepAlive{s.id, leaseMillis(), held});
+        return true;
+    }
+    // 2. Releases, which let the next leader in.
+    const auto due = std::find_if(m_releases.cbegin(), m_releases.cend(),
+                                  [&](const PendingRelease &r) { return r.notBefore <= now; });
+    if (due != m_releases.cend()) {
+        const QSimbaSessionId session = due->session;
+        QHash<QSimbaLeaseName, qint64> leases;
+        for (auto it = m_releases.begin(); it != m_releases.end();) {
+            if (it->session == session && it->notBefore <= now && leases.size() < Backend::MaxBatch) {
+                leases.insert(it->name, it->token);
+                it = m_releases.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        send(now, Release{session, leases});
+        return true;
+    }
+    // 3. Sessions given up locally that may still be alive on the backend.
+    if (!m_staleSessions.empty()) {
+        const auto id = m_staleSessions.front();
+        m_staleSessions.pop_front();
+        send(now, CloseSession{id});
+        return true;
+    }
+    // 4. Closing the client: once every election handed over, close the session.
+    if (m_closing && !m_sessionClosing) {
+        const bool handedOver = std::all_of(m_elections.cbegin(), m_elections.cend(),
+                                            [](const auto &p) { return p.second.phase == Status::Idle; });
+        if (handedOver) {
+            m_sessionClosing = true;
+            if (live) {
+                send(now, CloseSession{s.id});
+                return true;
+            }
+            setSessionStatus(now, SessionStatus::Closed);
+            checkClosed(now);
+            return false;
+        }
+    }
+    // 5. Candidates whose time has come, batched.
+    if (s.status == SessionStatus::Live && !m_closing) {
+        QSet<QSimbaLeaseName> names;
+        for (auto &[name, e] : m_elections) {
+            if (names.size() >= Backend::MaxBatch)
+                break;
+            if (e.phase == Status::Candidate && !e.acquiring && now >= e.nextTry)
+                names.insert(name);
+        }
+        for (auto it = m_orphans.begin(); it != m_orphans.end() && names.size() < Backend::MaxBatch;) {
+            names.insert(*it);
+            it = m_orphans.erase(it);
+        }
+        if (!names.isEmpty()) {
+            for (const auto &n : std::as_const(names)) {
+                auto it = m_elections.find(n);
+                if (it != m_elections.end() && it->second.phase == Status::Candidate)
+                    it->second.acquiring = true;
+            }
+            send(now, Acquire{s.id, names});
+            return true;
+        }
+    }
+    return false;
+}
+
+void Core::send(Nanos now, Call call)
+{
+    const quint64 id = m_nextCallId++;
+    m_inflight = Inflight{id, call, now};
+    m_effects.push_back({Effect::Type::CallBackend, id, std::move(call), {}, {}, 0});
+}
+
+Nanos Core::nextWakeup() const
+{
+    if (m_closed || !m_started)
+        return Never;
+    Nanos next = Never;
+    const auto &s = m_session;
+    const bool live = s.status == SessionStatus::Live || s.status == SessionStatus::Suspended;
+    if (live)
+        next = std::min(next, Nanos(s.deadline->load()));
+    for (const auto &[name, e] : m_elections) {
+        if (e.phase == Status::Handover && !e.revokedQueued)
+            next = std::min(next, e.handoverDeadline);
+        if (e.phase == Status::Cooldown)
+            next = std::min(next, e.cooldownUntil);
+    }
+    if (!m_inflight) {
+        for (const auto &r : m_releases)
+            next = std::min(next, r.notBefore);
+        if (s.status == SessionStatus::Opening && !m_closing)
+            next = std::min(next, s.nextOpen);
+        if (live && !m_sessionClosing)
+            next = std::min(next, s.nextRenew);
+        if (s.status == SessionStatus::Live && !m_closing)
+            for (const auto &[name, e] : m_elections)
+                if (e.phase == Status::Candidate && !e.acquiring)
+                    next = std::min(next, e.nextTry);
+    }
+    return next;
+}
+
+std::vector<Effect> Core::takeEffects()
+{
+    std::vector<Effect> out;
+    out.swap(m_effects);
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Replies
+
+void Core::onOpened(Nanos now, const Inflight &call, const Reply &reply)
+{
+    auto &s = m_session;
+    if (reply.error != Reply::Error::None) {
+        s.backoff = backoffStep(s.backoff);
+        s.nextOpen = now + s.backoff;
+        qCInfo(lcSimbaSession) << "openSession failed:" << reply.message;
+        return;
+    }
+    const auto grant = std::get<Backend::SessionGrant>(reply.value);
+    s.id = grant.id;
+    s.backoff = 0ns;
+    s.deadline = std::make_shared<std::atomic<qint64>>(localDeadline(call.sent, grant.remaining).count());
+    s.nextRenew = call.sent + m_options.config.renewInterval();
+    setSessionStatus(now, SessionStatus::Live);
+    publish(QSimbaEvent::sessionOpened(s.id, grant.remaining));
+    if (grant.remaining < leaseMillis())
+        publish(QSimbaEvent::sessionLeaseShortened(s.id, grant.remaining, leaseMillis()));
+    if (m_closing)
+        return; // sendNext closes it
+    for (auto &[name, e] : m_elections)
+        if (e.phase == Status::Candidate)
+            e.nextTry = now;
+}
+
+void Core::onKeepAlive(Nanos now, const Inflight &call, const Reply &reply)
+{
+    const auto &sent = std::get<KeepAlive>(call.call);
+    auto &s = m_session;
+    if (sent.session != s.id || !(s.status == SessionStatus::Live || s.status == SessionStatus::Suspended))
+        return; // an answer about a session already given up
+    if (reply.error == Reply::Error::SessionExpired) {
+        loseSession(now, Reason::SessionExpired);
+        return;
+    }
+    if (reply.error == Reply::Error::Failed) {
+        s.backoff = backoffStep(s.backoff);
+        s.nextRenew = now + s.backoff;
+        if (s.status == SessionStatus::Live) {
+            setSessionStatus(now, SessionStatus::Suspended);
+            publish(QSimbaEvent::sessionSuspended(s.id, reply.message));
+        }
+        return;
+    }
+    const auto result = std::get<Backend::KeepAliveResult>(reply.value);
+    if (!result.isLive) {
+        loseSession(now, Reason::SessionExpired);
+        return;
+    }
+    s.deadline->store(localDeadline(call.sent, result.remaining).count(), std::memory_order_release);
+    s.backoff = 0ns;
+    s.nextRenew = call.sent + m_options.config.renewInterval();
+    setSessionStatus(now, SessionStatus::Live);
+    publish(QSimbaEvent::sessionRenewed(s.id, result.remaining));
+    if (result.remaining < leaseMillis())
+        publish(QSimbaEvent::sessionLeaseShortened(s.id, result.remaining, leaseMillis()));
+    for (auto &[name, e] : m_elections)
+        if (e.phase == Status::Leader && sent.held.contains(name) && !result.owned.contains(name)
+            && e.termSession == s.id)
+            loseTerm(now, e, Reason::TakenOver);
+    // Leases the session owns without a term (an acquire whose answer was lost): take
+    // their token with an acquire, then release them.
+    for (const auto &name : result.owned) {
+        if (sent.held.contains(name))
+            continue;
+        auto it = m_elections.find(name);
+        const bool candidate = it != m_elections.end() && it->second.phase == Status::Candidate;
+        if (candidate)
+            it->second.nextTry = std::min(it->second.nextTry, now);
+        else
+            m_orphans.insert(name);
+    }
+}
+
+void Core::onAcquired(Nanos now, const Inflight &call, const Reply &reply)
+{
+    const auto &sent = std::get<Acquire>(call.call);
+    auto &s = m_session;
+    for (const auto &name : sent.names) {
+        auto it = m_elections.find(name);
+        if (it != m_elections.end())
+            it->second.acquiring = false;
+    }
+    if (reply.error == Reply::Error::SessionExpired) {
+        if (sent.session == s.id && (s.status == SessionStatus::Live || s.status == SessionStatus::Suspended))
+            loseSession(now, Reason::SessionExpired);
+        return;
+    }
+    if (reply.error == Reply::Error::Failed) {
+        for (const auto &name : sent.names) {
+            auto it = m_elections.find(name);
+            if (it == m_elections.end())
+                continue;
+            auto &e = it->second;
+            e.backoff = backoffStep(e.backoff);
+            if (e.phase == Status::Candidate)
+                e.nextTry = now + e.backoff;
+            publish(QSimbaEvent::acquireFailed(sent.session, name, e.kind, reply.message));
+        }
+        return;
+    }
+    const auto results = std::get<QHash<QSimbaLeaseName, Backend::AcquireResult>>(reply.value);
+    const bool current = sent.session == s.id && s.status == SessionStatus::Live;
+    const Nanos poll = m_options.config.renewInterval();
+    for (auto r = results.cbegin(); r != results.cend(); ++r) {
+        const auto &name = r.key();
+        auto it = m_elections.find(name);
+        const bool wanted = current && it != m_elections.end() && it->second.phase == Status::Candidate;
+        if (r->isGranted) {
+            if (wanted && r->token > it->second.lastToken) {
+                win(now, it->second, r->token);
+            } else {
+                // Not wanted any more, or a lease this client still owns from an ended term
+                // (its release was lost): a new term needs a new token, so release first.
+                m_releases.push_back({sent.session, name, r->token});
+                if (wanted)
+                    it->second.nextTry = now;
+            }
+            continue;
+        }
+        if (!wanted)
+            continue;
+        auto &e = it->second;
+        e.backoff = 0ns;
+        Nanos next = now + poll + jitter(m_options.config.retryJitter());
+        if (r->holderRemaining) {
+            // Try again the moment the holder's lease ends on the backend's clock.
+            const Nanos end = call.sent + duration_cast<Nanos>(*r->holderRemaining) + 1ms + jitter(4ms);
+            next = std::min(next, std::max(end, now + 1ms));
+        }
+        e.nextTry = next;
+    }
+}
+
+void Core::onReleased(Nanos now, const Inflight &call, const Reply &reply)
+{
+    const auto &sent = std::get<Release>(call.call);
+    if (reply.error == Reply::Error::Failed && sent.session == m_session.id
+        && (m_session.status == SessionStatus::Live || m_session.status == SessionStatus::Suspended)) {
+        // Retried until it succeeds or the session ends: the handover is not over before.
+        qCInfo(lcSimbaElection) << "release failed, retrying:" << reply.message;
+        m_releaseBackoff = backoffStep(m_releaseBackoff);
+        for (auto l = sent.leases.cbegin(); l != sent.leases.cend(); ++l)
+            m_releases.push_back({sent.session, l.key(), l.value(), now + m_releaseBackoff});
+        return;
+    }
+    m_releaseBackoff = 0ns;
+    for (auto l = sent.leases.cbegin(); l != sent.leases.cend(); ++l) {
+        auto it = m_elections.find(l.key());
+        if (it == m_elections.end())
+            continue;
+        auto &e = it->second;
+        if (e.phase == Status::Handover && e.releasing && e.term && e.term->token == l.value())
+            finishHandover(now, e);
+    }
+}
+
+void Core::onClosedSession(Nanos now, const Inflight &call, const Reply &reply)
+{
+    const auto &sent = std::get<CloseSession>(call.call);
+    if (reply.error != Reply::Error::None)
+        qCInfo(lcSimbaSession) << "closeSession failed (the session will expire):" << reply.message;
+    if (m_sessionClosing && sent.session == m_session.id && m_session.status != SessionStatus::Closed) {
+        setSessionStatus(now, SessionStatus::Closed);
+        publish(QSimbaEvent::sessionClosed(m_session.id));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Sessions and terms
+
+void Core::setSessionStatus(Nanos now, SessionStatus status)
+{
+    auto &s = m_session;
+    if (s.status == SessionStatus::Live && status != SessionStatus::Live)
+        s.notLiveSince = now;
+    s.status = status;
+}
+
+void Core::loseSession(Nanos now, Reason reason)
+{
+    auto &s = m_session;
+    const QSimbaSessionId lost = s.id;
+    qCWarning(lcSimbaSession) << "session" << lost.toString() << "lost:" << QSimbaTerm::reasonName(reason);
+    publish(QSimbaEvent::sessionExpired(lost, reason));
+    // Pending releases of the lost session are moot: its leases end with it.
+    m_releases.erase(std::remove_if(m_releases.begin(), m_releases.end(),
+                                    [&](const PendingRelease &r) { return r.session == lost; }),
+                     m_releases.end());
+    m_orphans.clear();
+    if (reason == Reason::DeadlinePassed && !m_closing)
+        m_staleSessions.push_back(lost); // free its leases early if the backend still has it
+    setSessionStatus(now, SessionStatus::Opening);
+    s.backoff = 0ns;
+    s.nextOpen = now;
+    // The old deadline stays with the old terms; the next session gets its own.
+    s.deadline = std::make_shared<std::atomic<qint64>>(0);
+    for (auto &[name, e] : m_elections) {
+        if (e.phase == Status::Leader && e.termSession == lost)
+            loseTerm(now, e, reason);
+        else if (e.phase == Status::Handover && e.termSession == lost) {
+            e.releasing = false;
+            e.work = 0;
+            if (!e.revokedQueued)
+                continueHandover(now, e); // queues revoked; there is nothing to release
+            if (e.phase == Status::Handover)
+                finishHandover(now, e);
+        }
+    }
+}
+
+void Core::win(Nanos, Election &e, qint64 token)
+{
+    e.term = std::make_shared<QSimbaTermPrivate>(e.name, token, m_options.ticker, m_session.deadline);
+    e.lastToken = token;
+    e.termSession = m_session.id;
+    if (m_options.onTermGranted)
+        m_options.onTermGranted(e.term);
+    e.work = 0;
+    e.revokedQueued = false;
+    e.releasing = false;
+    setPhase(e, Status::Leader);
+    Task t;
+    t.type = Task::Type::Elected;
+    t.name = e.name;
+    t.term = e.term;
+    enqueue(e.name.toString(), t);
+    publish(QSimbaEvent::elected(m_session.id, QSimbaTerm(e.term), e.kind));
+}
+
+void Core::loseTerm(Nanos now, Election &e, Reason reason)
+{
+    // A loss: nothing to release, no work to wait for (it is interrupted by the revocation).
+    e.term->revoke(reason);
+    e.handoverReason = reason;
+    e.revokedQueued = false;
+    Task t;
+    t.type = Task::Type::Revoked;
+    t.name = e.name;
+    t.term = e.term;
+    t.reason = reason;
+    enqueue(e.name.toString(), t);
+    publish(QSimbaEvent::revoked(e.termSession, QSimbaTerm(e.term), e.kind, reason));
+    e.term.reset();
+    e.work = 0;
+    const bool stop = e.oneTerm || m_closing;
+    if (stop) {
+        setPhase(e, Status::Idle);
+    } else {
+        e.nextTry = now;
+        setPhase(e, Status::Candidate);
+    }
+    for (quint64 p : std::exchange(e.promises, {}))
+        complete(e.name.toString(), p);
+}
+
+void Core::beginHandover(Nanos now, Election &e, Reason reason, After after, Nanos cooldown)
+{
+    // Handover order: (1) revoke, (2) wait for the work, (3) deliver revoked, (4) release.
+    e.term->revoke(reason);
+    e.handoverReason = reason;
+    e.handoverDeadline = e.term->deadline();
+    e.revokedQueued = false;
+    e.releasing = false;
+    e.after = after;
+    e.afterCooldown = cooldown;
+    setPhase(e, Status::Handover);
+    continueHandover(now, e);
+}
+
+void Core::continueHandover(Nanos now, Election &e)
+{
+    if (e.revokedQueued || (e.work > 0 && now < e.handoverDeadline))
+        return;
+    e.revokedQueued = true;
+    Task t;
+    t.type = Task::Type::Revoked;
+    t.name = e.name;
+    t.term = e.term;
+    t.reason = e.handoverReason;
+    enqueue(e.name.toString(), t);
+    publish(QSimbaEvent::revoked(e.termSession, QSimbaTerm(e.term), e.kind, e.handoverReason));
+    const bool sessionAlive = e.termSession == m_session.id
+                              && (m_session.status == SessionStatus::Live || m_session.status == SessionStatus::Suspended);
+    if (sessionAlive) {
+        e.releasing = true;
+        m_releases.push_back({e.termSession, e.name, e.term->token});
+    } else {
+        finishHandover(now, e);
+    }
+}
+
+void Core::finishHandover(Nanos now, Election &e)
+{
+    e.term.reset();
+    e.releasing = false;
+    e.work = 0;
+    After after = e.after;
+    if (e.oneTerm || m_closing)
+        after = After::Idle;
+    if (e.restart && !m_closing) {
+        e.restart = false;
+        after = After::Candidate;
+    }
+    enterAfter(now, e, after, e.afterCooldown);
+    for (quint64 p : std::exchange(e.promises, {}))
+        complete(e.name.toString(), p);
+}
+
+void Core::enterAfter(Nanos now, Election &e, After after, Nanos cooldown)
+{
+    switch (after) {
+    case After::Idle:
+        setPhase(e, Status::Idle);
+        break;
+    case After::Cooldown:
+        e.cooldownUntil = now + cooldown;
+        setPhase(e, Status::Cooldown);
+        break;
+    case After::Candidate:
+        e.nextTry = now;
+        setPhase(e, Status::Candidate);
+        break;
+    }
+    e.after = After::Candidate;
+    e.afterCooldown = 0ns;
+}
+
+void Core::setPhase(Election &e, Status phase)
+{
+    if (e.phase == phase)
+        return;
+    e.phase = phase;
+    Task t;
+    t.type = Task::Type::Status;
+    t.name = e.name;
+    t.status = phase;
+    enqueue(e.name.toString(), t);
+}
+
+void Core::checkClosed(Nanos)
+{
+    if (!m_closing || m_session.status != SessionStatus::Closed)
+        return;
+    if (!m_closed) {
+        m_closed = true;
+        if (m_closedPromise)
+            m_effects.push_back({Effect::Type::Resolve, 0, {}, {}, {}, m_closedPromise});
+        for (quint64 p : std::exchange(m_extraClosed, {}))
+            if (p)
+                m_effects.push_back({Effect::Type::Resolve, 0, {}, {}, {}, p});
+    }
+    // The close future completes after the last callback of every election ran.
+    if (m_afterCallbacksPromise == 0 && m_extraAfter.empty())
+        return;
+    bool electionsIdle = true;
+    for (auto it = m_streams.cbegin(); it != m_streams.cend(); ++it)
+        if (!it.key().isEmpty() && (it->running || !it->queue.empty()))
+            electionsIdle = false;
+    if (!electionsIdle)
+        return;
+    if (m_afterCallbacksPromise)
+        complete(QString(), std::exchange(m_afterCallbacksPromise, 0));
+    for (quint64 p : std::exchange(m_extraAfter, {}))
+        complete(QString(), p);
+}
+
+// ---------------------------------------------------------------------------------------
+// Callback streams
+
+void Core::enqueue(const QString &stream, Task task)
+{
+    auto &s = m_streams[stream];
+    s.queue.push_back(std::move(task));
+    if (!s.running)
+        dispatch(stream);
+}
+
+void Core::dispatch(const QString &stream)
+{
+    auto &s = m_streams[stream];
+    while (!s.running && !s.queue.empty()) {
+        Task task = std::move(s.queue.front());
+        s.queue.pop_front();
+        // Every elected is followed by exactly one revoked: a term whose elected was not
+        // delivered gets no revoked either.
+        if (task.type == Task::Type::Revoked && !task.term->electedDelivered.load(std::memory_order_acquire))
+            continue;
+        s.running = true;
+        s.current = task;
+        m_effects.push_back({Effect::Type::RunTask, 0, {}, stream, std::move(task), 0});
+    }
+}
+
+void Core::publish(const QSimbaEvent &event)
+{
+    Task t;
+    t.type = Task::Type::Event;
+    t.event = event;
+    enqueue(QString(), t);
+}
+
+void Core::complete(const QString &stream, quint64 promise)
+{
+    if (!promise)
+        return;
+    Task t;
+    t.type = Task::Type::Complete;
+    t.promise = promise;
+    enqueue(stream, t);
+}
+
+// ---------------------------------------------------------------------------------------
+// Snapshot
+
+bool Core::isStarted(const QSimbaLeaseName &name) const
+{
+    auto it = m_elections.find(name);
+    return it != m_elections.end() && it->second.phase != Status::Idle;
+}
+
+QSimbaSnapshot Core::snapshot(Nanos now) const
+{
+    QSimbaSnapshot snap;
+    const auto &s = m_session;
+    snap.session.id = s.id;
+    snap.session.status = s.status;
+    const bool live = s.status == SessionStatus::Live || s.status == SessionStatus::Suspended;
+    if (live)
+        snap.session.validFor = std::max(0ns, Nanos(s.deadline->load()) - now);
+    if (s.status != SessionStatus::Live)
+        snap.session.notLiveFor = std::max(0ns, now - s.notLiveSince);
+    for (const auto &[name, e] : m_elections) {
+        if (e.phase == Status::Idle)
+            continue;
+        QSimbaElectionSnapshot es;
+        es.name = name;
+        es.status = e.phase;
+        es.kind = e.kind;
+        if (e.term) {
+            es.token = e.term->token;
+            if (e.term->isValid())
+                es.remaining = std::max(0ns, e.term->deadline() - now);
+        }
+        snap.elections.append(es);
+    }
+    snap.leaseDuration = m_options.config.leaseDuration();
+    snap.healthy = s.status == SessionStatus::Live;
+    return snap;
+}
+
+} // namespace QSimbaEngine

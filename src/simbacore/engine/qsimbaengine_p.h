@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: Apache-2.0
+// Private header: not installed, not part of the API.
+#pragma once
+
+#include "qsimbaconfig.h"
+#include "qsimbaelection.h"
+#include "qsimbaevent.h"
+#include "qsimbaleasebackend.h"
+#include "qsimbasnapshot.h"
+#include "qsimbaterm_p.h"
+
+#include <QtCore/QHash>
+#include <QtCore/QString>
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <variant>
+#include <vector>
+
+/*
+ * The engine core: a deterministic state machine with no thread, clock, timer or I/O of its
+ * own (DESIGN.md §1). Every input carries the time now; every output is an Effect the
+ * caller carries out: call the backend, run a callback task, resolve a promise. The
+ * QThread runtime and the simulation test drive this very class.
+ *
+ * One backend call is in flight at a time; the next one is chosen by priority when the
+ * previous answered (session, releases, closing old sessions, groups, acquires).
+ * Callback tasks run one at a time per stream (an election, or "" for events), in order;
+ * the engine's progress never waits for them.
+ */
+namespace QSimbaEngine {
+
+using Nanos = std::chrono::nanoseconds;
+using Millis = std::chrono::milliseconds;
+using Kind = QSimbaElection::Kind;
+using Status = QSimbaElection::Status;
+using Reason = QSimbaTerm::RevokeReason;
+using SessionStatus = QSimbaSessionSnapshot::Status;
+using TermPtr = std::shared_ptr<QSimbaTermPrivate>;
+using Backend = QSimbaLeaseBackend;
+
+// Backend calls, as data.
+struct OpenSession { Millis lease; QMap<QString, QString> metadata; };
+struct KeepAlive { QSimbaSessionId session; Millis lease; QSet<QSimbaLeaseName> held; };
+struct Acquire { QSimbaSessionId session; QSet<QSimbaLeaseName> names; };
+struct Release { QSimbaSessionId session; QHash<QSimbaLeaseName, qint64> leases; };
+struct CloseSession { QSimbaSessionId session; };
+struct Join { QSimbaSessionId session; QString group; };
+struct Leave { QSimbaSessionId session; QString group; };
+struct Members { QString group; };
+using Call = std::variant<OpenSession, KeepAlive, Acquire, Release, CloseSession, Join, Leave, Members>;
+
+struct Reply
+{
+    enum class Error { None, SessionExpired, Failed };
+    Error error = Error::None;
+    QString message;
+    std::variant<std::monostate, Backend::SessionGrant, Backend::KeepAliveResult,
+                 QHash<QSimbaLeaseName, Backend::AcquireResult>, QList<QSimbaSessionId>>
+        value;
+};
+
+//! Runs \a call on \a backend, turning its errors into a Reply. Blocks as the backend does.
+Reply execute(Backend &backend, const Call &call);
+QString describe(const Call &call);
+
+//! A unit of work for the callback executor.
+struct Task
+{
+    enum class Type { Status, Elected, Revoked, Event, Complete };
+    Type type = Type::Event;
+    QSimbaLeaseName name;
+    Status status = Status::Idle;
+    TermPtr term;
+    Reason reason = Reason::Stopped;
+    QSimbaEvent event;
+    quint64 promise = 0; //!< Complete
+};
+
+struct Effect
+{
+    enum class Type {
+        CallBackend, //!< run `call` on the backend thread, answer backendReplied(callId, …)
+        RunTask,     //!< run `task` on the callback executor, answer taskFinished(stream, …)
+        Resolve,     //!< complete promise `promise` now (nobody waits on a callback for it)
+    };
+    Type type;
+    quint64 callId = 0;
+    Call call;
+    QString stream;
+    Task task;
+    quint64 promise = 0;
+};
+
+struct Options
+{
+    QSimbaConfig config;
+    std::shared_ptr<QSimbaTicker> ticker; //!< read by terms for isValid(); the core itself only uses `now`
+    quint64 seed = 0;                     //!< for the jitter
+    QMap<QString, QString> metadata;      //!< sent with openSession
+    //! Observes every term the moment it is granted (the simulation checks them).
+    std::function<void(const TermPtr &)> onTermGranted;
+};
+
+class Core
+{
+public:
+    static constexpr Nanos Never = Nanos::max();
+
+    explicit Core(Options options);
+    ~Core();
+
+    // Inputs. Each may add effects; call takeEffects() after.
+    void start(Nanos now);
+    void startElection(Nanos now, const QSimbaLeaseName &name, Kind kind, bool oneTerm = false);
+    void stopElection(Nanos now, const QSimbaLeaseName &name, quint64 promise);
+    void stepDown(Nanos now, const QSimbaLeaseName &name, Nanos cooldown, quint64 promise);
+    //! \a closed resolves when the session is closed (the engine's part, for blocking
+    //! waits); \a afterCallbacks completes on the events stream after the last callback.
+    void close(Nanos now, quint64 closed, quint64 afterCallbacks);
+    void backendReplied(Nanos now, quint64 callId, const Reply &reply);
+    void hint(Nanos now, const Backend::Hint &hint);
+    void taskFinished(Nanos now, const QString &stream, bool rejected);
+    //! Leader work of a term started / exited (handover waits for it, up to the deadline).
+    void workStarted(const QSimbaLeaseName &name, qint64 token);
+    void workExited(Nanos now, const QSimbaLeaseName &name, qint64 token);
+    void tick(Nanos now);
+
+    Nanos nextWakeup() const;
+    std::vector<Effect> takeEffects();
+    QSimbaSnapshot snapshot(Nanos now) const;
+    bool isClosed() const { return m_closed; }
+    bool isClosing() const { return m_closing; }
+    bool isStarted(const QSimbaLeaseName &name) const;
+    QSimbaSessionId sessionId() const { return m_session.id; }
+    bool hasCallInFlight() const { return m_inflight.has_value(); }
+
+private:
+    enum class After { Candidate, Cooldown, Idle };
+    struct Election
+    {
+        QSimbaLeaseName name;
+        Kind kind = Kind::Election;
+        bool oneTerm = false;
+        Status phase = Status::Idle;
+        Nanos nextTry{0};
+        Nanos cooldownUntil{0};
+        Nanos backoff{0};
+        bool acquiring = false;
+        qint64 lastToken = 0;          // the highest token this client was granted
+        TermPtr term;                  // Leader or Handover
+        QSimbaSessionId termSession;   // the session that won the term
+        Reason handoverReason = Reason::Stopped;
+        Nanos handoverDeadline{0};
+        int work = 0;                  // running leader work of the term
+        bool revokedQueued = false;    // handover step (3) done
+        bool releasing = false;        // handover step (4) in progress
+        After after = After::Candidate;
+        Nanos afterCooldown{0};
+        bool restart = false;          // started again while stopping
+        std::vector<quint64> promises; // stop/stepDown futures waiting for the handover
+    };
+    struct Session
+    {
+        SessionStatus status = SessionStatus::Opening;
+        QSimbaSessionId id;
+        std::shared_ptr<std::atomic<qint64>> deadline; // shared with the terms of this session
+        Nanos nextOpen{0};
+        Nanos nextRenew{0};
+        Nanos backoff{0};
+        Nanos notLiveSince{0};
+        bool suspendedPublished = false;
+    };
+    struct Inflight
+    {
+        quint64 id;
+        Call call;
+        Nanos sent;
+    };
+    struct PendingRelease
+    {
+        QSimbaSessionId session;
+        QSimbaLeaseName name;
+        qint64 token;
+        Nanos notBefore{0}; // a failed release is retried after a backoff
+    };
+    struct Stream
+    {
+        std::deque<Task> queue;
+        bool running = false;
+        Task current;
+    };
+
+    void pump(Nanos now);
+    void send(Nanos now, Call call);
+    bool sendNext(Nanos now);
+    Nanos jitter(Nanos range);
+    Nanos backoffStep(Nanos current) const;
+    Millis leaseMillis() const;
+    Nanos localDeadline(Nanos sent, Millis remaining) const;
+
+    void onOpened(Nanos now, const Inflight &call, const Reply &reply);
+    void onKeepAlive(Nanos now, const Inflight &call, const Reply &reply);
+    void onAcquired(Nanos now, const Inflight &call, const Reply &reply);
+    void onReleased(Nanos now, const Inflight &call, const Reply &reply);
+    void onClosedSession(Nanos now, const Inflight &call, const Reply &reply);
+
+    void loseSession(Nanos now, Reason reason);
+    void setSessionStatus(Nanos now, SessionStatus status);
+    void win(Nanos now, Election &e, qint64 token);
+    void loseTerm(Nanos now, Election &e, Reason reason);
+    void beginHandover(Nanos now, Election &e, Reason reason, After after, Nanos cooldown = Nanos(0));
+    void continueHandover(Nanos now, Election &e);
+    void finishHandover(Nanos now, Election &e);
+    void enterAfter(Nanos now, Election &e, After after, Nanos cooldown);
+    void setPhase(Election &e, Status phase);
+    void checkClosed(Nanos now);
+
+
+    void enqueue(const QString &stream, Task task);
+    void dispatch(const QString &stream);
+    void publish(const QSimbaEvent &event);
+    void complete(const QString &stream, quint64 promise);
+
+    Options m_options;
+    std::mt19937_64 m_random;
+    Session m_session;
+    std::map<QSimbaLeaseName, Election> m_elections;
+    std::optional<Inflight> m_inflight;
+    quint64 m_nextCallId = 1;
+    std::deque<PendingRelease> m_releases;
+    Nanos m_releaseBackoff{0};
+    std::deque<QSimbaSessionId> m_staleSessions; // to close: lost locally, maybe alive remotely
+    QSet<QSimbaLeaseName> m_orphans;             // owned without a term: acquire, then release
+    QHash<QString, Stream> m_streams;
+    std::vector<Effect> m_effects;
+    bool m_started = false;
+    bool m_closing = false;
+    bool m_sessionClosing = false;
+    bool m_closed = false;
+    quint64 m_closedPromise = 0;
+    quint64 m_afterCallbacksPromise = 0;
+    std::vector<quint64> m_extraClosed, m_extraAfter; // later close() calls
+};
+
+} // namespace QSimbaEngine

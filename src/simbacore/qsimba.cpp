@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "qsimba.h"
+
+#include "qsimba_p.h"
+#include "qsimbaerror.h"
+#include "qsimbaleasebackend.h"
+#include "qsimbalogging_p.h"
+
+#include <QtCore/QRandomGenerator>
+
+/*!
+    \class QSimba
+    \brief A client: one backend session shared by every election, lock and group.
+
+    Thread-affine to its owner thread. The engine runs on "simba-engine", backend calls on
+    "simba-backend"; callbacks run on the callback executor (the owner thread by default).
+    Destroying the client closes it (waiting for the session to close).
+*/
+
+using namespace QSimbaEngine;
+
+namespace {
+thread_local int t_callbackDepth = 0;
+}
+
+bool QSimbaPrivate::insideCallback() { return t_callbackDepth > 0; }
+QSimbaPrivate::CallbackScope::CallbackScope() { ++t_callbackDepth; }
+QSimbaPrivate::CallbackScope::~CallbackScope() { --t_callbackDepth; }
+
+struct QSimba::Builder::Data
+{
+    std::unique_ptr<QSimbaLeaseBackend> backend;
+    QSimbaConfig config;
+    std::shared_ptr<QSimbaTicker> ticker = QSimbaTicker::system();
+    CallbackExecutor executorKind = CallbackExecutor::OwnerThread;
+    Executor executor;
+    QList<EventListener> listeners;
+    QMap<QString, QString> metadata;
+};
+
+QSimba::Builder::Builder() : d(std::make_unique<Data>()) {}
+QSimba::Builder::Builder(Builder &&) noexcept = default;
+QSimba::Builder &QSimba::Builder::operator=(Builder &&) noexcept = default;
+QSimba::Builder::~Builder() = default;
+
+QSimba::Builder &QSimba::Builder::backend(std::unique_ptr<QSimbaLeaseBackend> backend)
+{
+    d->backend = std::move(backend);
+    return *this;
+}
+QSimba::Builder &QSimba::Builder::config(const QSimbaConfig &config)
+{
+    d->config = config;
+    return *this;
+}
+QSimba::Builder &QSimba::Builder::ticker(std::shared_ptr<QSimbaTicker> ticker)
+{
+    if (!ticker)
+        throw QSimbaInvalidArgumentError(QStringLiteral("QSimba::Builder::ticker: the ticker is null"));
+    d->ticker = std::move(ticker);
+    return *this;
+}
+QSimba::Builder &QSimba::Builder::callbackExecutor(CallbackExecutor executor)
+{
+    d->executorKind = executor;
+    d->executor = nullptr;
+    return *this;
+}
+QSimba::Builder &QSimba::Builder::callbackExecutor(Executor executor)
+{
+    if (!executor)
+        throw QSimbaInvalidArgumentError(QStringLiteral("QSimba::Builder::callbackExecutor: the executor is empty"));
+    d->executor = std::move(executor);
+    return *this;
+}
+QSimba::Builder &QSimba::Builder::listener(EventListener listener)
+{
+    if (listener)
+        d->listeners.append(std::move(listener));
+    return *this;
+}
+QSimba::Builder &QSimba::Builder::metadata(const QString &key, const QString &value)
+{
+    d->metadata.insert(key, value);
+    return *this;
+}
+
+std::unique_ptr<QSimba> QSimba::Builder::build(QObject *parent)
+{
+    if (!d->backend)
+        throw QSimbaInvalidArgumentError(QStringLiteral("QSimba::Builder::build: no backend given"));
+    return std::unique_ptr<QSimba>(new QSimba(std::move(*this), parent));
+}
+
+QSimba::Builder QSimba::builder() { return Builder(); }
+
+QSimba::QSimba(Builder &&builder, QObject *parent) : QObject(parent), d_ptr(new QSimbaPrivate)
+{
+    Q_D(QSimba);
+    auto &b = *builder.d;
+    d->q = this;
+    d->config = b.config;
+    d->ticker = b.ticker;
+    d->listeners = b.listeners;
+
+    QSimbaRuntime::Executor executor = b.executor;
+    if (!executor) {
+        switch (b.executorKind) {
+        case CallbackExecutor::OwnerThread: {
+            QPointer<QSimba> self(this);
+            executor = [self](std::function<void()> task) {
+                if (!self)
+                    return false;
+                return QMetaObject::invokeMethod(self.data(), std::move(task), Qt::QueuedConnection);
+            };
+            break;
+        }
+        case CallbackExecutor::DedicatedThread: {
+            d->callbackThread = std::make_unique<QThread>();
+            d->callbackThread->setObjectName(QStringLiteral("simba-callbacks"));
+            d->callbackContext = new QObject;
+            d->callbackContext->moveToThread(d->callbackThread.get());
+            d->callbackThread->start();
+            QObject *context = d->callbackContext;
+            executor = [context](std::function<void()> task) {
+                return QMetaObject::invokeMethod(context, std::move(task), Qt::QueuedConnection);
+            };
+            break;
+        }
+        case CallbackExecutor::Direct:
+            executor = [](std::function<void()> task) {
+                task();
+                return true;
+            };
+            break;
+        }
+    }
+    QSimbaRuntime::Hooks hooks;
+    hooks.executor = std::move(executor);
+    hooks.perform = [d](const Task &task) { d->perform(task); };
+    hooks.resolve = [d](quint64 id) { d->resolve(id); };
+
+    Options options;
+    options.config = b.config;
+    options.ticker = b.ticker;
+    options.seed = QRandomGenerator::system()->generate64();
+    options.metadata = b.metadata;
+    d->runtime = std::make_unique<QSimbaRuntime>(options, std::move(b.backend), std::move(hooks));
+    d->runtime->start();
+}
+
+QSimba::~QSimba()
+{
+    Q_D(QSimba);
+    if (!d->closing)
+        d->closeFuture = closeAsync();
+    if (d->closedPromise && !QSimbaPrivate::insideCallback() && !d->runtime->isEngineThread())
+        d->promiseFuture(d->closedPromise).waitForFinished();
+    d->shutdown();
+}
+
+void QSimbaPrivate::shutdown()
+{
+    if (shutDown)
+        return;
+    shutDown = true;
+    runtime->shutdown();
+    if (callbackThread) {
+        callbackThread->quit();
+        callbackThread->wait();
+        delete callbackContext;
+    }
+    // Futures nobody can complete any more (their continuations were queued to a thread
+    // that is going away) complete now rather than hang.
+    QMutexLocker lock(&promisesMutex);
+    for (auto &p : promises)
+        p->finish();
+    promises.clear();
+}
+
+std::pair<quint64, QFuture<void>> QSimbaPrivate::newPromise()
+{
+    auto promise = std::make_shared<QPromise<void>>();
+    promise->start();
+    QMutexLocker lock(&promisesMutex);
+    const quint64 id = nextPromise++;
+    promises.insert(id, promise);
+    return {id, promise->future()};
+}
+
+QFuture<void> QSimbaPrivate::promiseFuture(quint64 id)
+{
+    QMutexLocker lock(&promisesMutex);
+    auto p = promises.value(id);
+    return p ? p->future() : QFuture<void>(QtFuture::makeReadyFuture());
+}
+
+void QSimbaPrivate::resolve(quint64 id)
+{
+    std::shared_ptr<QPromise<void>> promise;
+    {
+        QMutexLocker lock(&promisesMutex);
+        promise = promises.take(id);
+    }
+    if (promise)
+        promise->finish();
+}
+
+void QSimbaPrivate::ensureOpen(const char *what) const
+{
+    if (closing)
+        throw QSimbaIllegalStateError(QStringLiteral("%1: the QSimba client is closed").arg(QLatin1String(what)));
+}
+
+void QSimbaPrivate::perform(const Task &task)
+{
+    CallbackScope scope;
+    const auto guarded = [](const char *what, const auto &fn) {
+        try {
+            fn();
+        } catch (const std::exception &e) {
+            qCWarning(lcSimbaEngine) << what << "threw:" << e.what();
+        } catch (...) {
+            qCWarning(lcSimbaEngine) << what << "threw a non-standard exception";
+        }
+    };
+    if (task.type == Task::Type::Complete) {
+        resolve(task.promise);
+        return;
+    }
+    if (task.type == Task::Type::Event) {
+        guarded("an event signal handler", [&] { Q_EMIT q->event(task.event); });
+        for (const auto &listener : std::as_const(listeners))
+            guarded("an event listener", [&] { listener(task.event); });
+        return;
+    }
+    QSimbaElection *election = nullptr;
+    {
+        QMutexLocker lock(&electionsMutex);
+        election = elections.value(task.name);
+    }
+    if (!election)
+        return;
+    auto *ed = election->d_func();
+    switch (task.type) {
+    case Task::Type::Status: {
+        {
+            QMutexLocker lock(&ed->mutex);
+            ed->status = task.status;
+        }
+        guarded("a statusChanged handler", [&] { Q_EMIT election->statusChanged(task.status); });
+        break;
+    }
+    case Task::Type::Elected: {
+        const QSimbaTerm term(task.term);
+        QSimbaElection::ElectedCallback callback;
+        {
+            QMutexLocker lock(&ed->mutex);
+            ed->term = term;
+            callback = ed->onElected;
+        }
+        if (callback)
+            guarded("an elected listener", [&] { callback(term); });
+        guarded("an elected handler", [&] { Q_EMIT election->elected(term); });
+        break;
+    }
+    case Task::Type::Revoked: {
+        const QSimbaTerm term(task.term);
+        QSimbaElection::RevokedCallback callback;
+        {
+            QMutexLocker lock(&ed->mutex);
+            if (ed->term == term)
+                ed->term = QSimbaTerm();
+            callback = ed->onRevoked;
+        }
+        if (callback)
+            guarded("a revoked listener", [&] { callback(term, task.reason); });
+        guarded("a revoked handler", [&] { Q_EMIT election->revoked(term, task.reason); });
+        break;
+    }
+    case Task::Type::Event:
+    case Task::Type::Complete:
+        break;
+    }
+}
+
+QSimbaConfig QSimba::config() const
+{
+    return d_func()->config;
+}
+
+QSimbaElection *QSimba::election(const QString &name)
+{
+    Q_D(QSimba);
+    const auto lease = QSimbaLeaseName::of(name);
+    d->ensureOpen("QSimba::election");
+    QMutexLocker lock(&d->electionsMutex);
+    auto *&election = d->elections[lease];
+    if (!election)
+        election = new QSimbaElection(this, lease);
+    return election;
+}
+
+QSimbaSnapshot QSimba::snapshot() const
+{
+    Q_D(const QSimba);
+    QSimbaSnapshot snap;
+    if (d->shutDown) {
+        snap.session.status = QSimbaSessionSnapshot::Status::Closed;
+        snap.leaseDuration = d->config.leaseDuration();
+        return snap;
+    }
+    d->runtime->runBlocking([&](Core &core, Nanos now) { snap = core.snapshot(now); });
+    return snap;
+}
+
+QFuture<void> QSimba::closeAsync()
+{
+    Q_D(QSimba);
+    if (d->closing)
+        return d->closeFuture;
+    d->closing = true;
+    auto [closedId, closedFuture] = d->newPromise();
+    auto [afterId, afterFuture] = d->newPromise();
+    Q_UNUSED(closedFuture);
+    d->closedPromise = closedId;
+    d->closeFuture = afterFuture;
+    {
+        QMutexLocker lock(&d->electionsMutex);
+        for (auto *e : std::as_const(d->elections))
+            e->d_func()->started = false;
+    }
+    d->runtime->post([closedId, afterId](Core &core, Nanos now) { core.close(now, closedId, afterId); });
+    Q_EMIT closedChanged(true);
+    return afterFuture;
+}
+
+void QSimba::close()
+{
+    Q_D(QSimba);
+    (void)closeAsync();
+    if (QSimbaPrivate::insideCallback() || d->runtime->isEngineThread())
+        return; // no self-deadlock: the close goes on asynchronously
+    d->promiseFuture(d->closedPromise).waitForFinished();
+}
+
+bool QSimba::isClosed() const
+{
+    return d_func()->closing;
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "qsimbacore_export.h"
+#include "qsimbaconfig.h"
+#include "qsimbaelection.h"
+#include "qsimbaevent.h"
+#include "qsimbasnapshot.h"
+
+#include <QtCore/QFuture>
+#include <QtCore/QObject>
+
+#include <functional>
+#include <memory>
+
+class QSimbaLeaseBackend;
+class QSimbaTicker;
+class QSimbaPrivate;
+
+/*
+ * A QSimba client: one backend session, with every election, lock and group of the process
+ * attached to it. Thread-affine: create and use it on one thread (its owner), which runs an
+ * event loop when callbacks are delivered there (the default). The engine and the backend
+ * run on threads of their own ("simba-engine", "simba-backend").
+ */
+class QSIMBACORE_EXPORT QSimba : public QObject
+{
+    Q_OBJECT
+    Q_PROPERTY(QSimbaConfig config READ config CONSTANT)
+    Q_PROPERTY(bool closed READ isClosed NOTIFY closedChanged)
+
+public:
+    //! Where callbacks, signals and events run.
+    enum class CallbackExecutor {
+        OwnerThread,     //!< queued to the thread that owns the QSimba (default)
+        DedicatedThread, //!< one "simba-callbacks" thread of the client
+        Direct,          //!< on the engine loop itself: for tests and experts; never block there
+    };
+    Q_ENUM(CallbackExecutor)
+    //! Runs a task somewhere; answers false when it rejects the task.
+    using Executor = std::function<bool(std::function<void()> task)>;
+    using EventListener = std::function<void(const QSimbaEvent &)>;
+
+    class QSIMBACORE_EXPORT Builder
+    {
+    public:
+        Builder();
+        Builder(Builder &&) noexcept;
+        Builder &operator=(Builder &&) noexcept;
+        ~Builder();
+
+        //! Required: where the leases live. The client owns it and uses it on its backend thread.
+        Builder &backend(std::unique_ptr<QSimbaLeaseBackend> backend);
+        Builder &config(const QSimbaConfig &config);
+        //! The monotonic clock of local deadlines (default: the steady clock).
+        Builder &ticker(std::shared_ptr<QSimbaTicker> ticker);
+        Builder &callbackExecutor(CallbackExecutor executor);
+        //! A custom executor: it must run tasks one at a time per call order it accepts.
+        Builder &callbackExecutor(Executor executor);
+        //! Called for every event, in order, on the callback executor; exceptions are logged.
+        Builder &listener(EventListener listener);
+        //! Sent with openSession: shown by inspection tools (e.g. "host", "pid").
+        Builder &metadata(const QString &key, const QString &value);
+
+        //! Throws QSimbaInvalidArgumentError when no backend was given.
+        std::unique_ptr<QSimba> build(QObject *parent = nullptr);
+
+    private:
+        friend class QSimba;
+        struct Data;
+        std::unique_ptr<Data> d;
+    };
+
+    static Builder builder();
+    //! close() and wait, then stops the client's threads.
+    ~QSimba() override;
+
+    QSimbaConfig config() const;
+    //! The election of \a name; the same object for the same name. Throws
+    //! QSimbaInvalidArgumentError for a bad name, QSimbaIllegalStateError after close.
+    QSimbaElection *election(const QString &name);
+    //! The session and every started election, without calling the backend.
+    QSimbaSnapshot snapshot() const;
+    //! Revokes every term (handover order), releases, closes the session; completes after the
+    //! last callback ran.
+    [[nodiscard]] QFuture<void> closeAsync();
+    //! closeAsync() and waits for the session to close — except inside a callback or leader
+    //! work, where it starts the close and returns. Callbacks queued for this thread run after.
+    void close();
+    bool isClosed() const;
+
+Q_SIGNALS:
+    void event(const QSimbaEvent &event);
+    void closedChanged(bool closed);
+
+private:
+    explicit QSimba(Builder &&builder, QObject *parent);
+    friend class QSimbaElection;
+    friend class QSimbaElectionPrivate;
+    Q_DECLARE_PRIVATE(QSimba)
+    std::unique_ptr<QSimbaPrivate> const d_ptr;
+};

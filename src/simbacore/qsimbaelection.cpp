@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "qsimbaelection.h"
+
+#include "qsimba_p.h"
+#include "qsimbaduration_p.h"
+#include "qsimbaerror.h"
+
+/*!
+    \class QSimbaElection
+    \brief The election of one lease name in a client.
+
+    Thread-affine: call it on the client's owner thread. Signals are emitted on the
+    callback executor, one at a time and in order. start() throws QSimbaIllegalStateError
+    when already started or after the client closed.
+*/
+
+using namespace QSimbaEngine;
+
+QSimbaElection::QSimbaElection(QSimba *client, const QSimbaLeaseName &name)
+    : QObject(client), d_ptr(new QSimbaElectionPrivate)
+{
+    Q_D(QSimbaElection);
+    d->client = client;
+    d->name = name;
+}
+
+QSimbaElection::~QSimbaElection() = default;
+
+QSimbaLeaseName QSimbaElection::name() const { return d_func()->name; }
+
+QSimbaElection::Status QSimbaElection::status() const
+{
+    Q_D(const QSimbaElection);
+    QMutexLocker lock(&d->mutex);
+    return d->status;
+}
+
+bool QSimbaElection::isStarted() const { return d_func()->started; }
+
+QSimbaTerm QSimbaElection::currentTerm() const
+{
+    Q_D(const QSimbaElection);
+    QMutexLocker lock(&d->mutex);
+    return d->term;
+}
+
+void QSimbaElection::start()
+{
+    start(nullptr, nullptr);
+}
+
+void QSimbaElection::start(ElectedCallback onElected, RevokedCallback onRevoked)
+{
+    Q_D(QSimbaElection);
+    auto *cd = d->client->d_func();
+    cd->ensureOpen("QSimbaElection::start");
+    if (d->started)
+        throw QSimbaIllegalStateError(QStringLiteral("election \"%1\" is already started").arg(d->name.toString()));
+    {
+        QMutexLocker lock(&d->mutex);
+        d->onElected = std::move(onElected);
+        d->onRevoked = std::move(onRevoked);
+    }
+    d->started = true;
+    const auto name = d->name;
+    cd->runtime->post([name](Core &core, Nanos now) { core.startElection(now, name, Kind::Election); });
+    Q_EMIT startedChanged(true);
+}
+
+QFuture<void> QSimbaElection::stop()
+{
+    Q_D(QSimbaElection);
+    auto *cd = d->client->d_func();
+    if (cd->shutDown)
+        return QtFuture::makeReadyFuture();
+    auto [id, future] = cd->newPromise();
+    const auto name = d->name;
+    cd->runtime->post([name, id](Core &core, Nanos now) { core.stopElection(now, name, id); });
+    if (d->started) {
+        d->started = false;
+        Q_EMIT startedChanged(false);
+    }
+    return future;
+}
+
+QFuture<void> QSimbaElection::stepDown(std::chrono::nanoseconds cooldown)
+{
+    Q_D(QSimbaElection);
+    if (cooldown.count() < 0)
+        throw QSimbaInvalidArgumentError(QStringLiteral("stepDown of \"%1\": the cooldown must not be negative, got %2")
+                                             .arg(d->name.toString(), QSimbaDuration::format(cooldown)));
+    auto *cd = d->client->d_func();
+    if (cd->shutDown)
+        return QtFuture::makeReadyFuture();
+    auto [id, future] = cd->newPromise();
+    const auto name = d->name;
+    cd->runtime->post([name, id, cooldown](Core &core, Nanos now) { core.stepDown(now, name, cooldown, id); });
+    return future;
+}
+
+QString QSimbaElection::statusName(Status status)
+{
+    switch (status) {
+    case Status::Idle: return QStringLiteral("IDLE");
+    case Status::Candidate: return QStringLiteral("CANDIDATE");
+    case Status::Leader: return QStringLiteral("LEADER");
+    case Status::Cooldown: return QStringLiteral("COOLDOWN");
+    case Status::Handover: return QStringLiteral("HANDOVER");
+    }
+    return {};
+}
+
+QString QSimbaElection::kindName(Kind kind)
+{
+    switch (kind) {
+    case Kind::Election: return QStringLiteral("ELECTION");
+    case Kind::Lock: return QStringLiteral("LOCK");
+    case Kind::Group: return QStringLiteral("GROUP");
+    }
+    return {};
+}

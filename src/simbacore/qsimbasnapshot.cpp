@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "qsimbasnapshot.h"
+
+#include <QtCore/QJsonArray>
+
+/*!
+    \class QSimbaSnapshot
+    \brief A client's session and elections at one moment (QSimba::snapshot()).
+*/
+
+static qint64 toMs(std::chrono::nanoseconds d)
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+}
+
+QString QSimbaSessionSnapshot::statusName(Status status)
+{
+    switch (status) {
+    case Status::Opening: return QStringLiteral("OPENING");
+    case Status::Live: return QStringLiteral("LIVE");
+    case Status::Suspended: return QStringLiteral("SUSPENDED");
+    case Status::Closed: return QStringLiteral("CLOSED");
+    }
+    return {};
+}
+
+QJsonObject QSimbaSessionSnapshot::toJson() const
+{
+    return {{QStringLiteral("id"), id.toString()},
+            {QStringLiteral("status"), statusName(status)},
+            {QStringLiteral("validForMs"), toMs(validFor)},
+            {QStringLiteral("notLiveForMs"), toMs(notLiveFor)}};
+}
+
+QJsonObject QSimbaElectionSnapshot::toJson() const
+{
+    return {{QStringLiteral("name"), name.toString()},
+            {QStringLiteral("status"), QSimbaElection::statusName(status)},
+            {QStringLiteral("token"), token},
+            {QStringLiteral("remainingMs"), toMs(remaining)},
+            {QStringLiteral("kind"), QSimbaElection::kindName(kind)}};
+}
+
+QJsonObject QSimbaSnapshot::toJson() const
+{
+    QJsonArray list;
+    for (const auto &e : elections)
+        list.append(e.toJson());
+    return {{QStringLiteral("session"), session.toJson()},
+            {QStringLiteral("elections"), list},
+            {QStringLiteral("leaseDurationMs"), toMs(leaseDuration)},
+            {QStringLiteral("healthy"), healthy}};
+}

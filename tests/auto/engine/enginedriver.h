@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+// Test support: drives one engine core by hand against an in-memory backend, on a fake clock.
+#pragma once
+
+#include "engine/qsimbaengine_p.h"
+#include "qsimbamemoryleasebackend.h"
+
+#include <functional>
+
+/*
+ * Carries out a core's effects at once: backend calls run synchronously on the shared
+ * memory store (whose clock is the same fake ticker), tasks are recorded and finished
+ * (or rejected when `reject` says so), promises are recorded as resolved.
+ */
+struct EngineDriver
+{
+    struct Callback
+    {
+        QSimbaEngine::Task::Type type;
+        QString name;
+        qint64 token = 0;
+        QSimbaEngine::Reason reason = QSimbaEngine::Reason::Stopped;
+        QSimbaEngine::Status status = QSimbaEngine::Status::Idle;
+        QSimbaEvent event;
+    };
+
+    EngineDriver(std::shared_ptr<QSimbaManualTicker> t, const QString &store, const QSimbaConfig &config,
+                 quint64 seed = 1)
+        : ticker(std::move(t)), backend(store, ticker), core([&] {
+              QSimbaEngine::Options o;
+              o.config = config;
+              o.ticker = ticker;
+              o.seed = seed;
+              return o;
+          }())
+    {
+    }
+
+    QSimbaEngine::Nanos now() const { return ticker->now(); }
+
+    //! Carries out every effect until none is left.
+    void settle()
+    {
+        for (;;) {
+            auto effects = core.takeEffects();
+            if (effects.empty())
+                return;
+            for (auto &e : effects) {
+                switch (e.type) {
+                case QSimbaEngine::Effect::Type::CallBackend: {
+                    calls.append(QSimbaEngine::describe(e.call));
+                    callTimes.append(now());
+                    if (std::holds_alternative<QSimbaEngine::Acquire>(e.call))
+                        acquireSizes.append(std::get<QSimbaEngine::Acquire>(e.call).names.size());
+                    if (hold) {
+                        held.append({e.callId, e.call});
+                        break;
+                    }
+                    const auto reply = QSimbaEngine::execute(backend, e.call);
+                    core.backendReplied(now(), e.callId, reply);
+                    break;
+                }
+                case QSimbaEngine::Effect::Type::RunTask: {
+                    const bool rejected = reject && reject(e.task);
+                    if (!rejected) {
+                        Callback c{e.task.type, e.task.name.toString(), e.task.term ? e.task.term->token : 0,
+                                   e.task.reason, e.task.status, e.task.event};
+                        if (e.task.type == QSimbaEngine::Task::Type::Complete)
+                            completed.append(e.task.promise);
+                        else
+                            callbacks.append(c);
+                        if (e.task.type == QSimbaEngine::Task::Type::Elected)
+                            terms.append(QSimbaTerm(e.task.term));
+                    }
+                    core.taskFinished(now(), e.stream, rejected);
+                    break;
+                }
+                case QSimbaEngine::Effect::Type::Resolve:
+                    resolved.append(e.promise);
+                    break;
+                }
+            }
+        }
+    }
+
+    //! Moves the clock to each wake-up the core asks for, up to \a d from now.
+    void advance(QSimbaEngine::Nanos d)
+    {
+        const auto end = now() + d;
+        settle();
+        for (;;) {
+            const auto wake = core.nextWakeup();
+            if (wake > end)
+                break;
+            ticker->set(std::max(wake, now()));
+            core.tick(now());
+            settle();
+        }
+        ticker->set(end);
+        core.tick(now());
+        settle();
+    }
+
+    //! Advances several clients on one clock, each handling its own wake-ups in time order.
+    static void advance(const QList<EngineDriver *> &drivers, QSimbaEngine::Nanos d)
+    {
+        const auto ticker = drivers.first()->ticker;
+        const auto end = ticker->now() + d;
+        for (auto *x : drivers)
+            x->settle();
+        for (;;) {
+            EngineDriver *next = nullptr;
+            for (auto *x : drivers)
+                if (!next || x->core.nextWakeup() < next->core.nextWakeup())
+                    next = x;
+            const auto wake = next->core.nextWakeup();
+            if (wake > end)
+                break;
+            ticker->set(std::max(wake, ticker->now()));
+            next->core.tick(ticker->now());
+            next->settle();
+        }
+        ticker->set(end);
+        for (auto *x : drivers) {
+            x->core.tick(ticker->now());
+            x->settle();
+        }
+    }
+
+    QList<QSimbaEvent::Type> eventTypes() const
+    {
+        QList<QSimbaEvent::Type> out;
+        for (const auto &c : callbacks)
+            if (c.type == QSimbaEngine::Task::Type::Event)
+                out.append(c.event.type());
+        return out;
+    }
+    QList<Callback> of(QSimbaEngine::Task::Type type) const
+    {
+        QList<Callback> out;
+        for (const auto &c : callbacks)
+            if (c.type == type)
+                out.append(c);
+        return out;
+    }
+
+    std::shared_ptr<QSimbaManualTicker> ticker;
+    QSimbaMemoryLeaseBackend backend;
+    QSimbaEngine::Core core;
+    std::function<bool(const QSimbaEngine::Task &)> reject;
+    bool hold = false; // keep backend calls unanswered (a hung backend)
+    QList<std::pair<quint64, QSimbaEngine::Call>> held;
+    QStringList calls;
+    QList<QSimbaEngine::Nanos> callTimes;
+    QList<int> acquireSizes;
+    QList<Callback> callbacks;
+    QList<QSimbaTerm> terms;
+    QList<quint64> completed;
+    QList<quint64> resolved;
+};

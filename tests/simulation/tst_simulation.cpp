@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: Apache-2.0
+// Simulation testing of the engine core (DESIGN.md §1): several clients' cores against one
+// in-memory backend on one simulated clock, with random latency, failures, lost answers,
+// lost hints, stalls beyond the lease, clock drift, slow callbacks and random
+// start/stop/stepDown/close. Invariants are checked after every step.
+//
+//   QSIMBA_SIM_SEED=n     run only seed n        QSIMBA_SIM_SEEDS=k   run seeds 1..k
+//   QSIMBA_SIM_STEPS=n    steps per seed         QSIMBA_SIM_TRACE=1   print every trace line
+#include "engine/qsimbaengine_p.h"
+#include "qsimbamemoryleasebackend.h"
+
+#include <QtTest/QTest>
+
+#include <list>
+#include <queue>
+#include <set>
+#include <random>
+
+using namespace std::chrono_literals;
+using namespace QSimbaEngine;
+
+namespace {
+
+struct Violation : std::runtime_error
+{
+    using std::runtime_error::runtime_error;
+};
+
+class Simulation
+{
+public:
+    Simulation(quint64 seed, qint64 steps) : m_seed(seed), m_steps(steps), m_random(seed)
+    {
+        m_config = QSimbaConfig::builder().leaseDuration(3s).build();
+        m_clock = std::make_shared<QSimbaManualTicker>(0ns);
+        m_backend = std::make_unique<QSimbaMemoryLeaseBackend>(QString(), m_clock);
+        m_subscription = m_backend->subscribe([this](const Backend::Hint &h) { m_hints.push_back(h); });
+        for (int i = 0; i < 4; ++i)
+            addClient();
+    }
+
+    qint64 run()
+    {
+        for (m_step = 0; m_step < m_steps; ++m_step) {
+            if (chance(0.02))
+                randomAction();
+            if (!processOne())
+                scheduleAction(now() + 10ms);
+            check();
+        }
+        // Close everything and let it drain: every future must complete.
+        for (auto &c : m_clients)
+            if (!c->closing)
+                closeClient(*c);
+        m_failureRate = 0;
+        m_stallRate = 0;
+        for (qint64 i = 0; i < 200000 && processOne(); ++i)
+            check();
+        finalChecks();
+        return m_step;
+    }
+
+    QStringList trace() const { return QStringList(m_trace.cbegin(), m_trace.cend()); }
+
+private:
+    struct Client
+    {
+        int index = 0;
+        std::unique_ptr<Core> core;
+        std::shared_ptr<QSimbaManualTicker> local;
+        qint64 rateMillionths = 0;  // local clock rate: 1 + rate × 1e-6
+        Nanos localBase{0}, simBase{0};
+        quint64 wakeVersion = 0;
+        bool closing = false;
+        bool closed = false;
+        std::map<QString, quint64> epoch;         // startElection count per name
+        std::map<QString, bool> stopped;          // a stop of the current epoch completed
+        std::map<QString, qint64> openElected;    // token of the elected awaiting its revoked
+        std::map<quint64, std::pair<QString, quint64>> stopPromises; // promise → (name, epoch)
+        bool afterCloseCompleted = false;
+    };
+    struct Event
+    {
+        Nanos at;
+        quint64 seq;
+        std::function<void()> fn;
+        bool operator>(const Event &o) const { return at != o.at ? at > o.at : seq > o.seq; }
+    };
+
+    Nanos now() const { return m_clock->now(); }
+    bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(m_random) < p; }
+    Nanos uniform(Nanos lo, Nanos hi)
+    {
+        return Nanos(std::uniform_int_distribution<qint64>(lo.count(), hi.count())(m_random));
+    }
+    void log(const QString &line)
+    {
+        m_trace.push_back(QStringLiteral("[%1 %2ms] ").arg(m_step).arg(now().count() / 1e6, 0, 'f', 3) + line);
+        if (m_trace.size() > 300)
+            m_trace.pop_front();
+        if (qEnvironmentVariableIsSet("QSIMBA_SIM_TRACE"))
+            qInfo().noquote() << m_trace.back();
+    }
+    void at(Nanos t, std::function<void()> fn) { m_queue.push({t, m_seq++, std::move(fn)}); }
+
+    Nanos localOf(const Client &c, Nanos sim) const
+    {
+        const qint64 d = (sim - c.simBase).count();
+        return c.localBase + Nanos(d + d * c.rateMillionths / 1000000);
+    }
+    //! The first simulated instant at which the client's clock shows \a local.
+    Nanos simOf(const Client &c, Nanos local) const
+    {
+        const double rate = 1.0 + double(c.rateMillionths) * 1e-6;
+        Nanos t = c.simBase + Nanos(qint64(double((local - c.localBase).count()) / rate));
+        while (localOf(c, t) < local)
+            t += 1ns;
+        while (t > c.simBase && localOf(c, t - 1ns) >= local)
+            t -= 1ns;
+        return t;
+    }
+
+    void addClient()
+    {
+        auto c = std::make_unique<Client>();
+        c->index = int(m_clients.size());
+        // Clock rates within ±0.4%: inside the configured drift of 1%.
+        c->rateMillionths = std::uniform_int_distribution<qint64>(-4000, 4000)(m_random);
+        c->simBase = now();
+        c->localBase = Nanos(std::uniform_int_distribution<qint64>(0, 1'000'000)(m_random) * 1'000'000);
+        c->local = std::make_shared<QSimbaManualTicker>(c->localBase);
+        Options o;
+        o.config = m_config;
+        o.ticker = c->local;
+        o.seed = m_random();
+        const int index = c->index;
+        o.onTermGranted = [this, index](const TermPtr &term) { granted(index, term); };
+        c->core = std::make_unique<Core>(o);
+        Client &ref = *c;
+        m_clients.push_back(std::move(c));
+        log(QStringLiteral("client %1 created, clock rate %2ppm").arg(index).arg(ref.rateMillionths));
+        ref.core->start(ref.local->now());
+        settle(ref);
+    }
+
+    void advanceTo(Nanos t)
+    {
+        m_clock->set(t);
+        for (auto &c : m_clients)
+            c->local->set(localOf(*c, t));
+    }
+
+    bool processOne()
+    {
+        if (m_queue.empty())
+            return false;
+        Event e = m_queue.top();
+        m_queue.pop();
+        advanceTo(std::max(e.at, now()));
+        e.fn();
+        return true;
+    }
+
+    void settle(Client &c)
+    {
+        for (;;) {
+            auto effects = c.core->takeEffects();
+            if (effects.empty())
+                break;
+            for (auto &effect : effects)
+                carryOut(c, effect);
+        }
+        // One pending wake-up per client: the latest.
+        const Nanos wake = c.core->nextWakeup();
+        const quint64 version = ++c.wakeVersion;
+        if (wake != Core::Never) {
+            Client *cp = &c;
+            at(std::max(now(), simOf(c, wake)), [this, cp, version] {
+                if (cp->wakeVersion != version)
+                    return;
+                cp->core->tick(cp->local->now());
+                settle(*cp);
+            });
+        }
+    }
+
+    void carryOut(Client &c, Effect &effect)
+    {
+        Client *cp = &c;
+        switch (effect.type) {
+        case Effect::Type::CallBackend: {
+            const bool stall = chance(m_stallRate);
+            const Nanos request = stall ? uniform(3s, 5s) : (chance(0.1) ? uniform(20ms, 400ms) : uniform(0ms, 3ms));
+            const Nanos response = chance(0.1) ? uniform(20ms, 400ms) : uniform(0ms, 3ms);
+            const bool failBefore = chance(m_failureRate);
+            const bool loseAnswer = !failBefore && chance(m_failureRate);
+            const quint64 id = effect.callId;
+            const Call call = effect.call;
+            log(QStringLiteral("client %1 sends %2%3").arg(c.index).arg(describe(call), stall ? QStringLiteral(" (stalls)") : QString()));
+            at(now() + request, [this, cp, id, call, failBefore, loseAnswer, response] {
+                Reply reply;
+                if (failBefore) {
+                    reply.error = Reply::Error::Failed;
+                    reply.message = QStringLiteral("simulated failure");
+                } else {
+                    reply = execute(*m_backend, call);
+                    if (loseAnswer) {
+                        reply = Reply();
+                        reply.error = Reply::Error::Failed;
+                        reply.message = QStringLiteral("simulated lost answer");
+                    }
+                    deliverHints();
+                }
+                at(now() + response, [this, cp, id, reply] {
+                    log(QStringLiteral("client %1 gets an answer%2").arg(cp->index).arg(reply.error == Reply::Error::None ? QString() : QStringLiteral(": ") + reply.message));
+                    cp->core->backendReplied(cp->local->now(), id, reply);
+                    settle(*cp);
+                });
+            });
+            break;
+        }
+        case Effect::Type::RunTask: {
+            const Nanos delay = chance(0.02) ? uniform(100ms, 2s) : uniform(0ms, 5ms);
+            const QString stream = effect.stream;
+            const Task task = effect.task;
+            const bool reject = chance(m_rejectRate) && task.type == Task::Type::Elected;
+            at(now() + delay, [this, cp, stream, task, reject] {
+                if (!reject)
+                    runTask(*cp, task);
+                else
+                    log(QStringLiteral("client %1 rejects elected of %2").arg(cp->index).arg(task.name.toString()));
+                cp->core->taskFinished(cp->local->now(), stream, reject);
+                settle(*cp);
+            });
+            break;
+        }
+        case Effect::Type::Resolve:
+            m_open.erase(effect.promise);
+            break;
+        }
+    }
+
+    void deliverHints()
+    {
+        for (const auto &h : std::exchange(m_hints, {})) {
+            for (auto &c : m_clients) {
+                if (c->closed || chance(0.3))
+                    continue; // lost
+                Client *cp = c.get();
+                at(now() + uniform(0ms, 20ms), [this, cp, h] {
+                    cp->core->hint(cp->local->now(), h);
+                    settle(*cp);
+                });
+            }
+        }
+    }
+
+    void runTask(Client &c, const Task &task)
+    {
+        const QString name = task.name.toString();
+        switch (task.type) {
+        case Task::Type::Elected:
+        case Task::Type::Revoked: {
+            if (c.afterCloseCompleted)
+                fail(QStringLiteral("client %1: callback after close completed").arg(c.index));
+            if (c.stopped[name])
+                fail(QStringLiteral("client %1: %2 callback of %3 after its stop completed")
+                         .arg(c.index).arg(task.type == Task::Type::Elected ? QStringLiteral("elected") : QStringLiteral("revoked"), name));
+            auto &open = c.openElected[name];
+            if (task.type == Task::Type::Elected) {
+                if (open != 0)
+                    fail(QStringLiteral("client %1: elected %2 of %3 before revoked %4").arg(c.index).arg(task.term->token).arg(name).arg(open));
+                open = task.term->token;
+                log(QStringLiteral("client %1 elected %2 token %3").arg(c.index).arg(name).arg(open));
+            } else {
+                if (open != task.term->token)
+                    fail(QStringLiteral("client %1: revoked %2 of %3 but the open term is %4").arg(c.index).arg(task.term->token).arg(name).arg(open));
+                if (task.term->isValid())
+                    fail(QStringLiteral("client %1: revoked callback of a term still valid").arg(c.index));
+                open = 0;
+                log(QStringLiteral("client %1 revoked %2 token %3 (%4)").arg(c.index).arg(name).arg(task.term->token).arg(QSimbaTerm::reasonName(task.reason)));
+            }
+            break;
+        }
+        case Task::Type::Complete: {
+            m_open.erase(task.promise);
+            auto it = c.stopPromises.find(task.promise);
+            if (it != c.stopPromises.end()) {
+                if (c.epoch[it->second.first] == it->second.second)
+                    c.stopped[it->second.first] = true;
+                c.stopPromises.erase(it);
+            }
+            if (task.promise == m_closeAfter[c.index])
+                c.afterCloseCompleted = true;
+            break;
+        }
+        case Task::Type::Event:
+        case Task::Type::Status:
+            break;
+        }
+    }
+
+    void granted(int client, const TermPtr &term)
+    {
+        const QString name = term->name.toString();
+        auto &last = m_lastToken[name];
+        if (term->token <= last)
+            fail(QStringLiteral("token %1 of %2 granted to client %3 after token %4").arg(term->token).arg(name).arg(client).arg(last));
+        last = term->token;
+        m_terms.push_back({client, term});
+    }
+
+    quint64 promise()
+    {
+        const quint64 id = m_nextPromise++;
+        m_open.insert(id);
+        return id;
+    }
+
+    void scheduleAction(Nanos t)
+    {
+        at(t, [] {});
+    }
+
+    void randomAction()
+    {
+        auto &c = *m_clients[std::uniform_int_distribution<size_t>(0, m_clients.size() - 1)(m_random)];
+        if (c.closing) {
+            if (c.closed && chance(0.5) && m_clients.size() < 12)
+                addClient(); // a replacement process
+            return;
+        }
+        static const char *names[] = {"a", "b", "c"};
+        const QString name = QString::fromLatin1(names[std::uniform_int_distribution<int>(0, 2)(m_random)]);
+        const auto lease = QSimbaLeaseName::of(name);
+        const int action = std::uniform_int_distribution<int>(0, 99)(m_random);
+        if (action < 50) {
+            ++c.epoch[name];
+            c.stopped[name] = false;
+            log(QStringLiteral("client %1 starts %2").arg(c.index).arg(name));
+            c.core->startElection(c.local->now(), lease, Kind::Election);
+        } else if (action < 75) {
+            const quint64 p = promise();
+            c.stopPromises[p] = {name, c.epoch[name]};
+            log(QStringLiteral("client %1 stops %2").arg(c.index).arg(name));
+            c.core->stopElection(c.local->now(), lease, p);
+        } else if (action < 95) {
+            log(QStringLiteral("client %1 steps down %2").arg(c.index).arg(name));
+            c.core->stepDown(c.local->now(), lease, uniform(0ms, 4s), promise());
+        } else {
+            closeClient(c);
+            return;
+        }
+        settle(c);
+    }
+
+    void closeClient(Client &c)
+    {
+        log(QStringLiteral("client %1 closes").arg(c.index));
+        c.closing = true;
+        const quint64 closed = promise(), after = promise();
+        m_closeAfter[c.index] = after;
+        Client *cp = &c;
+        m_closedPromise[closed] = cp;
+        c.core->close(c.local->now(), closed, after);
+        settle(c);
+        if (c.core->isClosed())
+            c.closed = true;
+        // Mark closed when the engine says so.
+        at(now() + 1ms, [this, cp] { pollClosed(*cp); });
+    }
+
+    void pollClosed(Client &c)
+    {
+        if (c.core->isClosed()) {
+            c.closed = true;
+            return;
+        }
+        Client *cp = &c;
+        at(now() + 100ms, [this, cp] { pollClosed(*cp); });
+    }
+
+    void check()
+    {
+        // (a) never two valid terms of one name at one instant.
+        std::map<QString, int> valid;
+        for (auto it = m_terms.begin(); it != m_terms.end();) {
+            const auto &term = it->second;
+            if (term->isRevoked() && !term->isValid() && m_clients[it->first]->local->now() >= term->deadline()) {
+                it = m_terms.erase(it); // over for good
+                continue;
+            }
+            if (term->isValid() && ++valid[term->name.toString()] > 1)
+                fail(QStringLiteral("two valid terms of %1").arg(term->name.toString()));
+            ++it;
+        }
+    }
+
+    void finalChecks()
+    {
+        for (auto &c : m_clients) {
+            if (!c->core->isClosed())
+                fail(QStringLiteral("client %1 did not close").arg(c->index));
+            for (const auto &[name, open] : c->openElected)
+                if (open != 0)
+                    fail(QStringLiteral("client %1: elected %2 of %3 never revoked").arg(c->index).arg(open).arg(name));
+        }
+        // (e) every future completed.
+        if (!m_open.empty())
+            fail(QStringLiteral("%1 futures never completed, e.g. %2").arg(m_open.size()).arg(*m_open.begin()));
+    }
+
+    [[noreturn]] void fail(const QString &what)
+    {
+        log(QStringLiteral("VIOLATION: ") + what);
+        throw Violation(what.toStdString());
+    }
+
+    quint64 m_seed;
+    qint64 m_steps;
+    qint64 m_step = 0;
+    std::mt19937_64 m_random;
+    QSimbaConfig m_config;
+    std::shared_ptr<QSimbaManualTicker> m_clock;
+    std::unique_ptr<QSimbaMemoryLeaseBackend> m_backend;
+    std::unique_ptr<Backend::Subscription> m_subscription;
+    std::vector<Backend::Hint> m_hints;
+    std::vector<std::unique_ptr<Client>> m_clients;
+    std::priority_queue<Event, std::vector<Event>, std::greater<Event>> m_queue;
+    quint64 m_seq = 0;
+    std::deque<QString> m_trace;
+    std::map<QString, qint64> m_lastToken;
+    std::list<std::pair<int, TermPtr>> m_terms;
+    std::set<quint64> m_open;
+    std::map<int, quint64> m_closeAfter;
+    std::map<quint64, Client *> m_closedPromise;
+    quint64 m_nextPromise = 1;
+    double m_failureRate = 0.05;
+    double m_stallRate = 0.002;
+    double m_rejectRate = 0.01;
+};
+
+} // namespace
+
+class tst_Simulation : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void invariantsHold_data()
+    {
+        QTest::addColumn<quint64>("seed");
+        const quint64 only = qEnvironmentVariableIntValue("QSIMBA_SIM_SEED");
+        if (only) {
+            QTest::addRow("seed %llu", only) << only;
+            return;
+        }
+        const int seeds = qEnvironmentVariableIsSet("QSIMBA_SIM_SEEDS") ? qEnvironmentVariableIntValue("QSIMBA_SIM_SEEDS") : 20;
+        for (quint64 s = 1; s <= quint64(seeds); ++s)
+            QTest::addRow("seed %llu", s) << s;
+    }
+
+    void invariantsHold()
+    {
+        QFETCH(quint64, seed);
+        const qint64 steps = qEnvironmentVariableIsSet("QSIMBA_SIM_STEPS") ? qEnvironmentVariable("QSIMBA_SIM_STEPS").toLongLong() : 20000;
+        Simulation sim(seed, steps);
+        try {
+            const qint64 done = sim.run();
+            m_totalSteps += done;
+        } catch (const Violation &v) {
+            for (const auto &line : sim.trace())
+                qInfo().noquote() << line;
+            QFAIL(qPrintable(QStringLiteral("seed %1: %2 (rerun with QSIMBA_SIM_SEED=%1)").arg(seed).arg(QString::fromStdString(v.what()))));
+        }
+    }
+
+    void cleanupTestCase()
+    {
+        qInfo("simulation: %lld steps in total", m_totalSteps);
+    }
+
+private:
+    qint64 m_totalSteps = 0;
+};
+
+QTEST_GUILESS_MAIN(tst_Simulation)
+#include "tst_simulation.moc"
