@@ -80,7 +80,7 @@ void validateOptions(const Options &o, const QString &where)
     };
     static const QRegularExpression prefixRule(QStringLiteral("^[a-z_][a-z0-9_]{0,31}$"));
     if (!prefixRule.match(o.tablePrefix).hasMatch())
-        throw bad(QStringLiteral("table prefix (option prefix) '%1' must be 1–32 characters of [a-z0-9_], "
+        throw bad(QStringLiteral("table prefix '%1' (option prefix) must be 1–32 characters of [a-z0-9_], "
                                  "not starting with a digit")
                       .arg(o.tablePrefix));
     if (o.connectTimeout < 1ms)
@@ -353,6 +353,17 @@ auto QSimbaSqlLeaseBackendPrivate::call(Body &&body) -> decltype(body())
         const bool reused = ensureOpen();
         try {
             exec(dialect.begin());
+        } catch (const QSimbaBackendError &e) {
+            closeConnection();
+            // On a server, BEGIN fails at once only when the connection is gone; SQLite's
+            // BEGIN IMMEDIATE fails after waiting its busy timeout, which a retry would double.
+            if (reused && attempt == 0 && options.driver != Driver::Sqlite) {
+                qCInfo(lcSimbaSql, "%s: reconnecting after: %s", qPrintable(description), e.what());
+                continue;
+            }
+            throw;
+        }
+        try {
             const Rows rows = exec(dialect.lockVersion());
             const int version = rows.isEmpty() ? 0 : rows.first().value(0).toInt();
             if (version > QSimbaSqlLeaseBackend::SchemaVersion)
@@ -362,12 +373,8 @@ auto QSimbaSqlLeaseBackendPrivate::call(Body &&body) -> decltype(body())
                                              .arg(description, dialect.versionTable())
                                              .arg(version)
                                              .arg(QSimbaSqlLeaseBackend::SchemaVersion));
-        } catch (const QSimbaBackendError &e) {
+        } catch (const QSimbaBackendError &) {
             closeConnection();
-            if (reused && attempt == 0) {
-                qCInfo(lcSimbaSql, "%s: reconnecting after: %s", qPrintable(description), e.what());
-                continue;
-            }
             throw;
         }
         try {
@@ -486,8 +493,15 @@ Options QSimbaSqlLeaseBackend::optionsFromUrl(const QUrl &url)
         return QSimbaInvalidArgumentError(shown.isEmpty() ? QStringLiteral("invalid SQL backend URL: %1").arg(why)
                                                           : QStringLiteral("invalid SQL backend URL %1: %2").arg(shown, why));
     };
-    if (!url.isValid())
-        throw bad(redactPassword(url.errorString()));
+    if (url.isEmpty())
+        throw bad(QStringLiteral("the URL is empty (no scheme): expected sqlite:///path/file.db, "
+                                 "postgresql://user:pw@host:port/db or mysql://user:pw@host:port/db"));
+    if (!url.isValid()) {
+        // QUrl's message quotes the URL, then lists its parts (the password among them).
+        QString error = url.errorString();
+        error.truncate(error.indexOf(QLatin1String("; scheme =")) >= 0 ? error.indexOf(QLatin1String("; scheme =")) : error.size());
+        throw bad(redactPassword(error));
+    }
     Options o;
     const QString scheme = url.scheme().toLower();
     if (scheme == QLatin1String("sqlite")) {

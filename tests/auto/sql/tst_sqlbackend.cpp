@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the SQL backend adds to the SPI, without a server: URLs and options, the schema and
+// its version, the connection's thread, table prefixes, SQLite's locking.
+#include "qsimbaerror.h"
+#include "qsimbasqlleasebackend.h"
+
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QTemporaryDir>
+#include <QtCore/QThread>
+#include <QtSql/QSqlDatabase>
+#include <QtSql/QSqlQuery>
+#include <QtTest/QTest>
+
+using namespace std::chrono_literals;
+using Backend = QSimbaSqlLeaseBackend;
+
+class tst_SqlBackend : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    int m_files = 0;
+    const QSimbaLeaseName a = QSimbaLeaseName::of(QStringLiteral("a"));
+
+    QString newFile() { return m_dir.filePath(QStringLiteral("db%1.sqlite").arg(++m_files)); }
+    static QUrl sqliteUrl(const QString &file, const QString &query = {})
+    {
+        return QUrl(QStringLiteral("sqlite://") + file + (query.isEmpty() ? QString() : QLatin1Char('?') + query));
+    }
+
+    // A raw connection to \a file, for what the backend does not offer.
+    struct Raw
+    {
+        explicit Raw(const QString &file)
+            : name(QStringLiteral("raw-") + QString::number(quintptr(this)))
+        {
+            auto db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+            db.setDatabaseName(file);
+            db.open();
+        }
+        ~Raw()
+        {
+            QSqlDatabase::database(name).close();
+            QSqlDatabase::removeDatabase(name);
+        }
+        bool exec(const QString &sql, QVariant *first = nullptr)
+        {
+            QSqlQuery q(QSqlDatabase::database(name));
+            if (!q.exec(sql))
+                return false;
+            if (first && q.next())
+                *first = q.value(0);
+            return true;
+        }
+        QString name;
+    };
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY2(m_dir.isValid(), qPrintable(m_dir.errorString())); }
+
+    void urlErrors_data()
+    {
+        QTest::addColumn<QString>("url");
+        QTest::addColumn<QString>("named"); // what the message must name
+        QTest::newRow("no scheme") << QString() << QStringLiteral("no scheme");
+        QTest::newRow("unknown scheme") << QStringLiteral("redis://h/0") << QStringLiteral("unknown scheme 'redis'");
+        QTest::newRow("unknown option") << QStringLiteral("postgresql://u:secret@h/db?fast=1") << QStringLiteral("unknown option 'fast'");
+        QTest::newRow("option twice") << QStringLiteral("mysql://u:secret@h/db?prefix=a_&prefix=b_") << QStringLiteral("prefix is given twice");
+        QTest::newRow("malformed connectTimeout") << QStringLiteral("postgresql://u:secret@h/db?connectTimeout=soon")
+                                                  << QStringLiteral("connectTimeout has a malformed value 'soon'");
+        QTest::newRow("unitless statementTimeout") << QStringLiteral("postgresql://h/db?statementTimeout=5")
+                                                   << QStringLiteral("statementTimeout has a malformed value '5'");
+        QTest::newRow("zero statementTimeout") << QStringLiteral("sqlite:///x.db?statementTimeout=0ms")
+                                               << QStringLiteral("statementTimeout must be at least 1ms");
+        QTest::newRow("bad prefix") << QStringLiteral("postgresql://u:secret@h/db?prefix=My-App")
+                                    << QStringLiteral("prefix 'My-App'");
+        QTest::newRow("empty prefix") << QStringLiteral("sqlite:///x.db?prefix=") << QStringLiteral("prefix ''");
+        QTest::newRow("long prefix") << QStringLiteral("sqlite:///x.db?prefix=") + QString(33, QLatin1Char('p'))
+                                     << QStringLiteral("1–32 characters");
+        QTest::newRow("no host") << QStringLiteral("postgresql:///db") << QStringLiteral("no host");
+        QTest::newRow("no database") << QStringLiteral("mysql://u:secret@h:3306") << QStringLiteral("database name");
+        QTest::newRow("nested database") << QStringLiteral("postgres://h/a/b") << QStringLiteral("database name");
+        QTest::newRow("sqlite with host") << QStringLiteral("sqlite://host/x.db") << QStringLiteral("no host or port");
+        QTest::newRow("sqlite without path") << QStringLiteral("sqlite://") << QStringLiteral("no database file path");
+        QTest::newRow("bad port") << QStringLiteral("postgresql://u:secret@h:99999/db") << QStringLiteral("port");
+    }
+
+    void urlErrors()
+    {
+        QFETCH(QString, url);
+        QFETCH(QString, named);
+        try {
+            Backend::fromUrl(QUrl(url));
+            QFAIL("no error");
+        } catch (const QSimbaInvalidArgumentError &e) {
+            QVERIFY2(e.message().contains(named), qPrintable(e.message()));
+            QVERIFY2(!e.message().contains(QLatin1String("secret")), qPrintable(e.message()));
+            if (url.contains(QLatin1String("secret")) && e.message().contains(QLatin1String("://")))
+                QVERIFY2(e.message().contains(QLatin1String("u:***@")), qPrintable(e.message()));
+        }
+    }
+
+    void urlOptions()
+    {
+        const auto o = Backend::optionsFromUrl(QUrl(QStringLiteral(
+            "postgresql://app:p%40ss@db.example:5433/leases?prefix=myapp_&connectTimeout=1500ms&statementTimeout=1s")));
+        QCOMPARE(o.driver, Backend::Driver::Postgres);
+        QCOMPARE(o.host, QStringLiteral("db.example"));
+        QCOMPARE(o.port, 5433);
+        QCOMPARE(o.database, QStringLiteral("leases"));
+        QCOMPARE(o.user, QStringLiteral("app"));
+        QCOMPARE(o.password, QStringLiteral("p@ss"));
+        QCOMPARE(o.tablePrefix, QStringLiteral("myapp_"));
+        QCOMPARE(o.connectTimeout, 1500ms);
+        QCOMPARE(o.statementTimeout, 1000ms);
+
+        const auto defaults = Backend::optionsFromUrl(QUrl(QStringLiteral("mariadb://h/db")));
+        QCOMPARE(defaults.driver, Backend::Driver::MySql);
+        QCOMPARE(defaults.port, 0);
+        QCOMPARE(defaults.tablePrefix, QStringLiteral("simba_"));
+        QCOMPARE(defaults.connectTimeout, 2000ms);
+        QCOMPARE(defaults.statementTimeout, 2000ms);
+
+        const auto sqlite = Backend::optionsFromUrl(QUrl(QStringLiteral("sqlite:///var/lib/app/simba.db")));
+        QCOMPARE(sqlite.driver, Backend::Driver::Sqlite);
+        QCOMPARE(sqlite.database, QStringLiteral("/var/lib/app/simba.db"));
+    }
+
+    void describeRedactsPassword()
+    {
+        QCOMPARE(Backend::fromUrl(QUrl(QStringLiteral("postgresql://app:hunter2@db:5433/leases")))->describe(),
+                 QStringLiteral("postgresql://app:***@db:5433/leases"));
+        QCOMPARE(Backend::fromUrl(QUrl(QStringLiteral("mysql://h/db?prefix=x_")))->describe(),
+                 QStringLiteral("mysql://h:3306/db?prefix=x_"));
+        QCOMPARE(Backend::fromUrl(QUrl(QStringLiteral("sqlite:///tmp/s.db")))->describe(), QStringLiteral("sqlite:///tmp/s.db"));
+    }
+
+    void optionErrors()
+    {
+        Backend::Options o;
+        o.database = newFile();
+        o.tablePrefix = QStringLiteral("1abc");
+        QVERIFY_THROWS_EXCEPTION(QSimbaInvalidArgumentError, Backend{o});
+        o.tablePrefix = QStringLiteral("ok_");
+        o.connectTimeout = 0ms;
+        QVERIFY_THROWS_EXCEPTION(QSimbaInvalidArgumentError, Backend{o});
+        o.connectTimeout = 1s;
+        o.driver = Backend::Driver::Postgres;
+        QVERIFY_THROWS_EXCEPTION(QSimbaInvalidArgumentError, Backend{o}); // no host
+        o.host = QStringLiteral("h");
+        o.database.clear();
+        QVERIFY_THROWS_EXCEPTION(QSimbaInvalidArgumentError, Backend{o});
+    }
+
+    void capabilitiesPerDatabase()
+    {
+        const auto sqlite = Backend::fromUrl(QUrl(QStringLiteral("sqlite:///x.db")))->capabilities();
+        QVERIFY(!sqlite.releaseHints && !sqlite.membershipHints && sqlite.inspection);
+        const auto mysql = Backend::fromUrl(QUrl(QStringLiteral("mysql://h/db")))->capabilities();
+        QVERIFY(!mysql.releaseHints && !mysql.membershipHints && mysql.inspection);
+        const auto pg = Backend::fromUrl(QUrl(QStringLiteral("postgresql://h/db")))->capabilities();
+        QVERIFY(pg.releaseHints && pg.membershipHints && pg.inspection);
+    }
+
+    void createsVersionedSchemaWithWal()
+    {
+        const QString file = newFile();
+        Backend b(Backend::optionsFromUrl(sqliteUrl(file)));
+        b.openSession(1s);
+        Raw raw(file);
+        QVariant version, mode;
+        QVERIFY(raw.exec(QStringLiteral("SELECT version FROM simba_schema_version WHERE id = 1"), &version));
+        QCOMPARE(version.toInt(), Backend::SchemaVersion);
+        QVERIFY(raw.exec(QStringLiteral("PRAGMA journal_mode"), &mode));
+        QCOMPARE(mode.toString(), QStringLiteral("wal"));
+    }
+
+    void newerSchemaIsAnError()
+    {
+        const QString file = newFile();
+        Backend running(Backend::optionsFromUrl(sqliteUrl(file)));
+        const auto s = running.openSession(10s).id;
+        Raw raw(file);
+        QVERIFY(raw.exec(QStringLiteral("UPDATE simba_schema_version SET version = 7")));
+        for (Backend *b : {&running, Backend::fromUrl(sqliteUrl(file)).release()}) {
+            std::unique_ptr<Backend> owner(b == &running ? nullptr : b);
+            try {
+                b->keepAlive(s, 10s, {});
+                QFAIL("a newer schema was used");
+            } catch (const QSimbaBackendError &e) {
+                QVERIFY2(e.message().contains(QLatin1String("version 7, newer than version 1")), qPrintable(e.message()));
+                QVERIFY2(e.message().contains(file), qPrintable(e.message()));
+            }
+        }
+        // Nothing was changed by the refused calls.
+        QVERIFY(raw.exec(QStringLiteral("UPDATE simba_schema_version SET version = 1")));
+        QVERIFY(running.keepAlive(s, 10s, {}).isLive);
+    }
+
+    void prefixesShareOneDatabase()
+    {
+        const QString file = newFile();
+        const auto one = Backend::fromUrl(sqliteUrl(file, QStringLiteral("prefix=one_")));
+        const auto two = Backend::fromUrl(sqliteUrl(file, QStringLiteral("prefix=two_")));
+        const auto s1 = one->openSession(10s).id, s2 = two->openSession(10s).id;
+        QVERIFY(one->acquire(s1, {a}).value(a).isGranted);
+        QVERIFY(two->acquire(s2, {a}).value(a).isGranted); // another application's lease of the same name
+        QVERIFY(!two->keepAlive(s1, 10s, {}).isLive);       // and another application's sessions
+        Raw raw(file);
+        QVariant holder;
+        QVERIFY(raw.exec(QStringLiteral("SELECT holder FROM two_leases WHERE name = 'a'"), &holder));
+        QCOMPARE(holder.toString(), s2.toString());
+    }
+
+    void inspectionShowsMetadataAndRemaining()
+    {
+        const auto b = Backend::fromUrl(sqliteUrl(newFile()));
+        const auto s = b->openSession(10s, {{QStringLiteral("host"), QStringLiteral("node-1")}}).id;
+        const auto token = b->acquire(s, {a}).value(a).token;
+        b->join(s, QStringLiteral("workers"));
+        const auto view = b->inspect();
+        QCOMPARE(view.sessions.size(), 1);
+        QCOMPARE(view.sessions.first().metadata.value(QStringLiteral("host")), QStringLiteral("node-1"));
+        QVERIFY(view.sessions.first().remaining > 9s && view.sessions.first().remaining <= 10s);
+        QCOMPARE(view.leases.size(), 1);
+        QCOMPARE(view.leases.first().token, token);
+        QVERIFY(view.leases.first().remaining > 9s);
+        QCOMPARE(view.groups.size(), 1);
+        QCOMPARE(view.groups.first().members, QList<QSimbaSessionId>{s});
+    }
+
+    void connectionBelongsToTheFirstCallingThread()
+    {
+        const auto b = Backend::fromUrl(sqliteUrl(newFile()));
+        // Built here, used only on another thread (as the engine's backend thread does).
+        bool granted = false;
+        std::unique_ptr<QThread> worker(QThread::create([&] {
+            const auto s = b->openSession(10s).id;
+            granted = b->acquire(s, {a}).value(a).isGranted;
+        }));
+        worker->setObjectName(QStringLiteral("simba-backend"));
+        worker->start();
+        QVERIFY(worker->wait(10000));
+        QVERIFY(granted);
+        // Its connection belongs to that thread: a call from here is refused.
+        try {
+            b->openSession(1s);
+            QFAIL("a call from another thread was accepted");
+        } catch (const QSimbaIllegalStateError &e) {
+            QVERIFY2(e.message().contains(QLatin1String("simba-backend")), qPrintable(e.message()));
+        }
+    }
+
+    void lockWaitIsBounded()
+    {
+        const QString file = newFile();
+        const auto b = Backend::fromUrl(sqliteUrl(file, QStringLiteral("statementTimeout=300ms")));
+        const auto s = b->openSession(10s).id;
+        Raw raw(file);
+        QVERIFY(raw.exec(QStringLiteral("BEGIN IMMEDIATE"))); // another process writing
+        QElapsedTimer timer;
+        timer.start();
+        QVERIFY_THROWS_EXCEPTION(QSimbaBackendError, b->acquire(s, {a}));
+        QVERIFY2(timer.elapsed() >= 250 && timer.elapsed() < 2000, qPrintable(QString::number(timer.elapsed())));
+        QVERIFY(raw.exec(QStringLiteral("ROLLBACK")));
+        // The next call reconnects and succeeds.
+        QVERIFY(b->acquire(s, {a}).value(a).isGranted);
+    }
+
+    void unopenableFileIsABackendError()
+    {
+        const QString file = m_dir.filePath(QStringLiteral("missing/dir/simba.db"));
+        const auto b = Backend::fromUrl(sqliteUrl(file));
+        try {
+            b->openSession(1s);
+            QFAIL("opened a file in a missing directory");
+        } catch (const QSimbaBackendError &e) {
+            QVERIFY2(e.message().contains(file) && e.message().contains(QLatin1String("cannot connect")),
+                     qPrintable(e.message()));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_SqlBackend)
+#include "tst_sqlbackend.moc"

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// The SQL backend on a real MariaDB server: errors, bounded calls, reconnection, schema version.
+#include "mariadbserver.h"
+#include "sqlservertest.h"
+#include "sqltestsupport.h"
+
+#include <QtCore/QCoreApplication>
+#include <QtTest/QTest>
+
+class tst_SqlMariaDb : public SqlServerTest
+{
+    Q_OBJECT
+public:
+    explicit tst_SqlMariaDb(MariaDbServer &server) : m_server(server) {}
+
+protected:
+    QUrl url(const QString &query) const override { return m_server.url(query); }
+    bool admin(const QString &sql) const override
+    {
+        return m_server.sql(QStringLiteral("USE %1; ").arg(m_server.database()) + sql) == 0;
+    }
+    bool killClients() const override
+    {
+        QString ids;
+        if (m_server.sql(QStringLiteral("SELECT id FROM information_schema.processlist WHERE user = '%1'")
+                             .arg(m_server.user()),
+                         &ids)
+            != 0)
+            return false;
+        QString kills;
+        for (const QString &id : ids.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+            kills += QStringLiteral("KILL %1;").arg(id.trimmed());
+        return !kills.isEmpty() && m_server.sql(kills) == 0;
+    }
+    QString authFailure() const override { return QStringLiteral("Access denied"); }
+
+private:
+    MariaDbServer &m_server;
+
+private Q_SLOTS:
+    void namesAreCaseSensitive()
+    {
+        // MySQL compares strings case-insensitively by default: the schema must not.
+        using namespace std::chrono_literals;
+        const auto b = QSimbaSqlLeaseBackend::fromUrl(url(QStringLiteral("prefix=") + newPrefix()));
+        const auto s1 = b->openSession(10s).id, s2 = b->openSession(10s).id;
+        const auto lower = QSimbaLeaseName::of(QStringLiteral("job")), upper = QSimbaLeaseName::of(QStringLiteral("JOB"));
+        QVERIFY(b->acquire(s1, {lower}).value(lower).isGranted);
+        QVERIFY(b->acquire(s2, {upper}).value(upper).isGranted);
+    }
+};
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    MariaDbServer server;
+    tst_SqlMariaDb test(server);
+    return SqlTest::runWithServer(server, test, argc, argv);
+}
+
+#include "tst_sqlmariadb.moc"

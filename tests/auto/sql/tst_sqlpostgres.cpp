@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+// The SQL backend on a real PostgreSQL server: errors, bounded calls, reconnection, schema
+// version, and LISTEN/NOTIFY hints.
+#include "postgresserver.h"
+#include "qsimbaerror.h"
+#include "sqlservertest.h"
+#include "sqltestsupport.h"
+
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QMutex>
+#include <QtTest/QTest>
+
+#include <atomic>
+
+using namespace std::chrono_literals;
+using Backend = QSimbaSqlLeaseBackend;
+using Hint = QSimbaLeaseBackend::Hint;
+
+class tst_SqlPostgres : public SqlServerTest
+{
+    Q_OBJECT
+public:
+    explicit tst_SqlPostgres(PostgresServer &server) : m_server(server) {}
+
+protected:
+    QUrl url(const QString &query) const override { return m_server.url(query); }
+    bool admin(const QString &sql) const override { return m_server.psql(sql) == 0; }
+    bool killClients() const override
+    {
+        return m_server.psql(QStringLiteral("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '%1'")
+                                 .arg(m_server.user()))
+               == 0;
+    }
+    QString authFailure() const override { return QStringLiteral("password authentication failed"); }
+
+private:
+    // A subscription that records hints with the time they arrived.
+    struct Recorder
+    {
+        QElapsedTimer clock;
+        QMutex mutex;
+        QList<QPair<Hint, qint64>> hints;
+
+        Recorder() { clock.start(); }
+        QSimbaLeaseBackend::HintListener listener()
+        {
+            return [this](const Hint &h) {
+                QMutexLocker lock(&mutex);
+                hints.append({h, clock.nsecsElapsed()});
+            };
+        }
+        //! When a hint of \a kind for \a name arrived after \a since (ns on clock), or -1.
+        qint64 arrival(Hint::Kind kind, const QString &name, qint64 since = 0)
+        {
+            QMutexLocker lock(&mutex);
+            for (const auto &[h, at] : std::as_const(hints))
+                if (h.kind == kind && h.name == name && at >= since)
+                    return at;
+            return -1;
+        }
+    };
+
+    // Releases and re-grants \a n until the subscription has delivered a Released hint
+    // (LISTEN is armed asynchronously, on the subscription's thread).
+    static bool awaitArmed(Backend &b, const QSimbaSessionId &s, const QSimbaLeaseName &n, Recorder &r)
+    {
+        QElapsedTimer timer;
+        timer.start();
+        while (timer.elapsed() < 5000) {
+            const qint64 since = r.clock.nsecsElapsed();
+            const auto t = b.acquire(s, {n}).value(n).token;
+            b.release(s, {{n, t}});
+            QTest::qWait(20);
+            if (r.arrival(Hint::Kind::Released, n.toString(), since) >= 0)
+                return true;
+        }
+        return false;
+    }
+
+    PostgresServer &m_server;
+
+private Q_SLOTS:
+    void releaseHintReachesAWaitingParty()
+    {
+        const auto holder = Backend::fromUrl(url(QString()));
+        const auto waiter = Backend::fromUrl(url(QString()));
+        const auto n = QSimbaLeaseName::of(QStringLiteral("hint-latency"));
+        const auto hs = holder->openSession(10s).id, ws = waiter->openSession(10s).id;
+        Recorder recorder;
+        const auto subscription = waiter->subscribe(recorder.listener());
+        QVERIFY(awaitArmed(*holder, hs, n, recorder));
+
+        qint64 worst = 0;
+        for (int round = 0; round < 5; ++round) {
+            const auto token = holder->acquire(hs, {n}).value(n).token;
+            QVERIFY(!waiter->acquire(ws, {n}).value(n).isGranted);
+            const qint64 released = recorder.clock.nsecsElapsed();
+            holder->release(hs, {{n, token}});
+            QTRY_VERIFY_WITH_TIMEOUT(recorder.arrival(Hint::Kind::Released, n.toString(), released) >= 0, 1000);
+            const qint64 latency = recorder.arrival(Hint::Kind::Released, n.toString(), released) - released;
+            worst = std::max(worst, latency);
+            // Woken by the hint, the waiting party acquires at once, long before a poll.
+            const auto r = waiter->acquire(ws, {n});
+            QVERIFY(r.value(n).isGranted);
+            QVERIFY(r.value(n).token > token);
+            waiter->release(ws, {{n, r.value(n).token}});
+        }
+        qInfo("release → hint latency, worst of 5: %.2f ms", double(worst) / 1e6);
+        QVERIFY2(worst < 200'000'000, qPrintable(QStringLiteral("%1 ns").arg(worst)));
+    }
+
+    void hintsResumeAfterTheConnectionIsLost()
+    {
+        const auto b = Backend::fromUrl(url(QString()));
+        const auto n = QSimbaLeaseName::of(QStringLiteral("hint-resume"));
+        const auto s = b->openSession(10s).id;
+        Recorder recorder;
+        const auto subscription = b->subscribe(recorder.listener());
+        QVERIFY(awaitArmed(*b, s, n, recorder));
+        QVERIFY(killClients()); // the listener's connection too
+        QVERIFY2(awaitArmed(*b, s, n, recorder), "no hint after the listener's connection was lost");
+    }
+
+    void hintsStayWithinTheirPrefix()
+    {
+        const auto mine = Backend::fromUrl(url(QStringLiteral("prefix=") + newPrefix()));
+        const auto other = Backend::fromUrl(url(QStringLiteral("prefix=") + newPrefix()));
+        const auto n = QSimbaLeaseName::of(QStringLiteral("hint-prefix"));
+        const auto s = mine->openSession(10s).id, o = other->openSession(10s).id;
+        Recorder recorder;
+        const auto subscription = mine->subscribe(recorder.listener());
+        QVERIFY(awaitArmed(*mine, s, n, recorder));
+        const qint64 since = recorder.clock.nsecsElapsed();
+        const auto t = other->acquire(o, {n}).value(n).token;
+        other->release(o, {{n, t}});
+        const auto own = mine->acquire(s, {n}).value(n).token;
+        mine->release(s, {{n, own}});
+        // Our own hint arrives; the other application's, sent before it, never did.
+        QTRY_VERIFY_WITH_TIMEOUT(recorder.arrival(Hint::Kind::Released, n.toString(), since) >= 0, 2000);
+        QMutexLocker lock(&recorder.mutex);
+        const auto count = std::count_if(recorder.hints.cbegin(), recorder.hints.cend(),
+                                         [&](const auto &h) { return h.second >= since; });
+        QCOMPARE(count, 1);
+    }
+};
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    PostgresServer server;
+    tst_SqlPostgres test(server);
+    return SqlTest::runWithServer(server, test, argc, argv);
+}
+
+#include "tst_sqlpostgres.moc"
