@@ -5,6 +5,8 @@
 #include <QtCore/QFile>
 #include <QtNetwork/QTcpSocket>
 
+#include <csignal>
+
 using namespace std::chrono_literals;
 
 ZookeeperServer::ZookeeperServer() : TestServer(QStringLiteral("zookeeper")) {}
@@ -81,4 +83,14 @@ bool ZookeeperServer::restart()
 {
     stop();
     return start();
+}
+
+bool ZookeeperServer::pause()
+{
+    return isRunning() && ::kill(pid_t(m_process->processId()), SIGSTOP) == 0;
+}
+
+bool ZookeeperServer::resume()
+{
+    return isRunning() && ::kill(pid_t(m_process->processId()), SIGCONT) == 0;
 }

@@ -17,6 +17,10 @@ public:
     bool start() override;
     //! Stops the server and starts it again with the same port and data directory.
     bool restart();
+    //! Freezes the server process (SIGSTOP): a hung server. resume() thaws it (SIGCONT);
+    //! sessions whose timeout passed meanwhile expire then.
+    bool pause();
+    bool resume();
     //! "127.0.0.1:<port>"
     QString hostPort() const;
     //! Sends a four-letter-word command and returns the answer (empty when unreachable).

@@ -166,12 +166,12 @@ int QSimbaZookeeperBatch::set(const QString &path, const QByteArray &data, int v
     return int(m_state->replies.size()) - 1;
 }
 
-int QSimbaZookeeperBatch::create(const QString &path, const QByteArray &data)
+int QSimbaZookeeperBatch::create(const QString &path, const QByteArray &data, const ACL_vector *acl)
 {
     Context *context;
     add(QStringLiteral("create ") + path, context);
     sent(zoo_acreate(m_handle, path.toUtf8().constData(), data.constData(), int(data.size()),
-                     m_connection.acl(), ZOO_PERSISTENT, onString, context),
+                     acl ? acl : m_connection.acl(), ZOO_PERSISTENT, onString, context),
          context);
     return int(m_state->replies.size()) - 1;
 }

@@ -80,7 +80,8 @@ public:
     int exists(const QString &path);
     int children(const QString &path);
     int set(const QString &path, const QByteArray &data, int version = -1);
-    int create(const QString &path, const QByteArray &data = {});
+    //! Creates a persistent node with the connection's ACL, or \a acl.
+    int create(const QString &path, const QByteArray &data = {}, const ACL_vector *acl = nullptr);
     int remove(const QString &path, int version = -1);
     int multi(const Multi &ops);
 

@@ -7,6 +7,7 @@
 #include "qsimbazookeeperlogging_p.h"
 
 #include <QtCore/QDeadlineTimer>
+#include <QtCore/QRegularExpression>
 #include <QtCore/QStringList>
 
 /*!
@@ -52,6 +53,9 @@ QSimbaZookeeperConnection::QSimbaZookeeperConnection(const Options &options,
     m_creatorReadAcl = {{ZOO_PERM_ALL, ZOO_AUTH_IDS}, {ZOO_PERM_READ, ZOO_ANYONE_ID_UNSAFE}};
     m_creatorRead.count = int(m_creatorReadAcl.size());
     m_creatorRead.data = m_creatorReadAcl.data();
+    m_clockAcl = {{ZOO_PERM_ALL, ZOO_AUTH_IDS}, {ZOO_PERM_READ | ZOO_PERM_WRITE, ZOO_ANYONE_ID_UNSAFE}};
+    m_clock.count = int(m_clockAcl.size());
+    m_clock.data = m_clockAcl.data();
 }
 
 QSimbaZookeeperConnection::~QSimbaZookeeperConnection() = default;
@@ -73,6 +77,11 @@ const ACL_vector *QSimbaZookeeperConnection::acl() const
         break;
     }
     return &ZOO_OPEN_ACL_UNSAFE;
+}
+
+const ACL_vector *QSimbaZookeeperConnection::clockAcl() const
+{
+    return m_options.acl == QSimbaZookeeperLeaseBackend::Acl::Open ? &ZOO_OPEN_ACL_UNSAFE : &m_clock;
 }
 
 QString QSimbaZookeeperConnection::path(const QString &relative) const
@@ -151,45 +160,32 @@ zhandle_t *QSimbaZookeeperConnection::handle()
         if (m_handle && m_state->state == ZOO_CONNECTED_STATE && (m_ready || m_preparing))
             return m_handle.get();
     }
-    if (m_handle) {
-        const int state = zoo_state(m_handle.get());
-        if (state == ZOO_EXPIRED_SESSION_STATE || state == ZOO_AUTH_FAILED_STATE || is_unrecoverable(m_handle.get())) {
-            qCInfo(lcSimbaZookeeper, "%s: ZooKeeper session lost (%s): making a new one",
-                   qPrintable(m_description), qPrintable(stateName(state)));
-            m_hints->disarm();
-            m_handle.reset();
+    const QDeadlineTimer deadline(m_options.timeout);
+    for (int attempt = 0;; ++attempt) {
+        if (m_handle) {
+            const int state = zoo_state(m_handle.get());
+            if (state == ZOO_EXPIRED_SESSION_STATE || state == ZOO_AUTH_FAILED_STATE || is_unrecoverable(m_handle.get())) {
+                qCInfo(lcSimbaZookeeper, "%s: ZooKeeper session lost (%s): making a new one",
+                       qPrintable(m_description), qPrintable(stateName(state)));
+                m_hints->disarm();
+                m_handle.reset();
+            }
         }
-    }
-    if (!m_handle)
-        connect();
-    QDeadlineTimer deadline(m_options.timeout);
-    {
+        if (!m_handle)
+            connect();
         QMutexLocker lock(&m_state->mutex);
-        while (m_state->state != ZOO_CONNECTED_STATE) {
-            if (m_state->state == ZOO_AUTH_FAILED_STATE)
-                break;
+        while (m_state->state != ZOO_CONNECTED_STATE && m_state->state != ZOO_AUTH_FAILED_STATE
+               && m_state->state != ZOO_EXPIRED_SESSION_STATE) {
             if (!m_state->changed.wait(&m_state->mutex, deadline))
                 break;
         }
-        if (m_state->state != ZOO_CONNECTED_STATE) {
-            const QString state = stateName(m_state->state);
-            lock.unlock();
-            QString seen;
-            {
-                QMutexLocker logLock(&logMutex);
-                for (auto it = recentLog().crbegin(); it != recentLog().crend() && seen.isEmpty(); ++it)
-                    for (const auto &host : m_options.hosts.split(QLatin1Char(',')))
-                        if (it->contains(host) && (it->contains(QLatin1String("ZOO_ERROR")) || it->contains(QLatin1String("ZOO_WARN"))))
-                            seen = *it;
-            }
-            QString message = QStringLiteral("%1: cannot connect within %2ms (%3)")
-                                  .arg(m_description)
-                                  .arg(m_options.timeout.count())
-                                  .arg(state);
-            if (!seen.isEmpty())
-                message += QStringLiteral("; the client reported: ") + seen.mid(seen.indexOf(QLatin1String("): ")) + 3);
-            throw QSimbaBackendError(message);
-        }
+        const int state = m_state->state;
+        lock.unlock();
+        if (state == ZOO_CONNECTED_STATE)
+            break;
+        // A session that expired while we waited is replaced at once, within the deadline.
+        if (state != ZOO_EXPIRED_SESSION_STATE || attempt > 0 || deadline.hasExpired())
+            throw QSimbaBackendError(connectError(state));
     }
     if (!m_ready) {
         // Once per handle; the guard lets ensureLayout() use this handle itself.
@@ -205,6 +201,29 @@ zhandle_t *QSimbaZookeeperConnection::handle()
         m_hints->arm(m_handle.get());
     }
     return m_handle.get();
+}
+
+QString QSimbaZookeeperConnection::connectError(int state) const
+{
+    static const QRegularExpression error(QStringLiteral("ZOO_ERROR@[^@]*@\\d+: (.*)$"));
+    QString seen;
+    {
+        QMutexLocker lock(&logMutex);
+        const QStringList hosts = m_options.hosts.split(QLatin1Char(','));
+        for (auto it = recentLog().crbegin(); it != recentLog().crend() && seen.isEmpty(); ++it) {
+            const auto match = error.match(*it);
+            if (match.hasMatch()
+                && std::any_of(hosts.cbegin(), hosts.cend(), [&](const QString &h) { return it->contains(h); }))
+                seen = match.captured(1);
+        }
+    }
+    QString message = QStringLiteral("%1: cannot connect within %2ms (%3)")
+                          .arg(m_description)
+                          .arg(m_options.timeout.count())
+                          .arg(stateName(state));
+    if (!seen.isEmpty())
+        message += QStringLiteral("; last client error: ") + seen;
+    return message;
 }
 
 void QSimbaZookeeperConnection::connect()
@@ -249,7 +268,7 @@ void QSimbaZookeeperConnection::ensureLayout()
     bool any = false;
     for (int i = 0; i < paths.size(); ++i) {
         if (probe[i].rc == ZNONODE) {
-            create.create(paths[i]);
+            create.create(paths[i], {}, i == paths.size() - 1 ? clockAcl() : acl());
             any = true;
         }
     }

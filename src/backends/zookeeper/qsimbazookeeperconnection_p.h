@@ -40,6 +40,9 @@ public:
     QString describe() const { return m_description; }
     //! The ACL of every znode this backend creates.
     const ACL_vector *acl() const;
+    //! The clock's ACL: anyone may write it (a write only tells the time), so that clients
+    //! allowed to read can judge liveness too.
+    const ACL_vector *clockAcl() const;
     //! The absolute path of \a relative ("sessions/x") under the base path.
     QString path(const QString &relative) const;
 
@@ -63,6 +66,7 @@ private:
     static void watcher(zhandle_t *zh, int type, int state, const char *path, void *context);
     static void log(const char *message);
     void connect();
+    QString connectError(int state) const;
     void ensureLayout();
 
     Options m_options;
@@ -70,6 +74,8 @@ private:
     std::shared_ptr<QSimbaZookeeperHints> m_hints;
     ACL_vector m_creatorRead{};
     std::vector<ACL> m_creatorReadAcl;
+    ACL_vector m_clock{};
+    std::vector<ACL> m_clockAcl;
     // m_state outlives m_handle: the watcher writes to it until the handle is closed.
     std::unique_ptr<State> m_state;
     std::unique_ptr<zhandle_t, Closer> m_handle;

@@ -294,6 +294,44 @@ private Q_SLOTS:
             b.closeSession(s);
     }
 
+    void lostZookeeperSessionIsReplaced()
+    {
+        // A short ZooKeeper session (the server's minimum: 2 ticks), a long QSimba lease.
+        auto o = options(QStringLiteral("zkexpiry"));
+        o.sessionTimeout = 1000ms;
+        o.timeout = 1000ms;
+        Backend backend(o), other(options(QStringLiteral("zkexpiry")));
+        Collector collector;
+        auto subscription = backend.subscribe(collector.listener());
+        const auto s = backend.openSession(30s).id;
+        const auto n = name("kept");
+        const auto t = backend.acquire(s, {n}).value(n);
+        QVERIFY(t.isGranted);
+
+        // Frozen longer than the ZooKeeper session timeout: the server expires that
+        // session when it thaws, and the client must make a new one.
+        QVERIFY(server.pause());
+        QElapsedTimer frozen;
+        frozen.start();
+        QVERIFY_THROWS_EXCEPTION(QSimbaBackendError, backend.keepAlive(s, 30s, {})); // bounded, not hung
+        QVERIFY2(frozen.elapsed() < 3000, qPrintable(QString::number(frozen.elapsed())));
+        QDeadlineTimer hung(2500ms);
+        while (!hung.hasExpired())
+            QTest::qWait(50); // the property under test is the ZooKeeper session timing out
+        QVERIFY(server.resume());
+
+        // The QSimba session never depended on the ZooKeeper session: it lives on.
+        const auto k = afterReconnect([&] { return backend.keepAlive(s, 30s, {}); });
+        QVERIFY(k.isLive);
+        QCOMPARE(k.owned, QSet<QSimbaLeaseName>{n});
+        QCOMPARE(backend.acquire(s, {n}).value(n).token, t.token);
+        // The new handle re-armed the watches.
+        collector.clear();
+        other.release(s, {{n, t.token}});
+        QTRY_VERIFY_WITH_TIMEOUT(collector.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
+        backend.closeSession(s);
+    }
+
     void unreachableServerFailsInBoundedTime()
     {
         Backend::Options o;
@@ -310,6 +348,7 @@ private Q_SLOTS:
                 qInfo("%s (after %lld ms)", e.what(), timer.elapsed());
                 QVERIFY2(e.message().contains(o.hosts), e.what());
                 QVERIFY2(e.message().contains(QStringLiteral("cannot connect within 500ms")), e.what());
+                QVERIFY2(e.message().contains(QStringLiteral("Connection refused")), e.what());
             }
             QVERIFY2(timer.elapsed() < 1500, qPrintable(QString::number(timer.elapsed())));
         }
