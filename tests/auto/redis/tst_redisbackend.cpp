@@ -317,6 +317,9 @@ void tst_RedisBackend::brokenConnectionIsReestablished()
     QVERIFY2(out.toInt() >= 1, qPrintable(out));
     // The next call notices, reconnects and answers.
     QVERIFY(b.keepAlive(s, 500ms, {}).isLive);
+    // Scripts flushed from the server's cache are loaded again.
+    QCOMPARE(m_server.cli({QStringLiteral("SCRIPT"), QStringLiteral("FLUSH")}), 0);
+    QVERIFY(b.keepAlive(s, 500ms, {}).isLive);
     b.closeSession(s);
 }
 
@@ -342,6 +345,7 @@ void tst_RedisBackend::hungServerTimesOut()
 {
     Options o = options(QStringLiteral("t"));
     o.commandTimeout = 300ms;
+    o.maxLease = 5s; // the session outlives the pause; nothing is granted here
     QSimbaRedisLeaseBackend b(o);
     const auto s = b.openSession(5s).id;
     QVERIFY(m_server.pause());
@@ -417,14 +421,15 @@ void tst_RedisBackend::releaseHintReachesWaitingPartyQuickly()
     QSimbaRedisLeaseBackend holder(options(QStringLiteral("t"))), waiter(options(QStringLiteral("t")));
     HintLog log;
     const auto subscription = waiter.subscribe(log.listener());
-    const auto s1 = holder.openSession(5s).id, s2 = waiter.openSession(5s).id;
+    const auto s1 = holder.openSession(600ms).id;
     // Armed once a hint went through.
     const auto warmup = name("warmup");
     QVERIFY(awaitHint(log, Backend::Hint::Kind::Released, warmup.toString(), [&] {
-        holder.release(s1, {{warmup, grant(holder, s1, warmup, 5s)}});
+        holder.release(s1, {{warmup, grant(holder, s1, warmup, 600ms)}});
     }));
     const auto n = name("a");
-    const qint64 t = grant(holder, s1, n, 5s);
+    const qint64 t = grant(holder, s1, n, 600ms);
+    const auto s2 = waiter.openSession(600ms).id;
     const auto held = waiter.acquire(s2, {n}).value(n);
     QVERIFY(!held.isGranted);
     QCOMPARE(held.holder, s1);
