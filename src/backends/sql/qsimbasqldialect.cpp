@@ -20,34 +20,30 @@ qint64 ceilSeconds(milliseconds d)
 
 QSimbaSqlDialect::QSimbaSqlDialect(const Options &options) : m_options(options) {}
 
+namespace {
+struct DriverInfo
+{
+    const char *qtDriver;
+    const char *scheme;
+    int defaultPort;
+};
+// Indexed by QSimbaSqlLeaseBackend::Driver.
+constexpr DriverInfo drivers[] = {{"QSQLITE", "sqlite", 0}, {"QPSQL", "postgresql", 5432}, {"QMYSQL", "mysql", 3306}};
+} // namespace
+
 QString QSimbaSqlDialect::driverName(Driver driver)
 {
-    switch (driver) {
-    case Driver::Sqlite: return QStringLiteral("QSQLITE");
-    case Driver::Postgres: return QStringLiteral("QPSQL");
-    case Driver::MySql: return QStringLiteral("QMYSQL");
-    }
-    return {};
+    return QLatin1String(drivers[int(driver)].qtDriver);
 }
 
 QString QSimbaSqlDialect::scheme(Driver driver)
 {
-    switch (driver) {
-    case Driver::Sqlite: return QStringLiteral("sqlite");
-    case Driver::Postgres: return QStringLiteral("postgresql");
-    case Driver::MySql: return QStringLiteral("mysql");
-    }
-    return {};
+    return QLatin1String(drivers[int(driver)].scheme);
 }
 
 int QSimbaSqlDialect::defaultPort(Driver driver)
 {
-    switch (driver) {
-    case Driver::Sqlite: return 0;
-    case Driver::Postgres: return 5432;
-    case Driver::MySql: return 3306;
-    }
-    return 0;
+    return drivers[int(driver)].defaultPort;
 }
 
 QString QSimbaSqlDialect::now() const
