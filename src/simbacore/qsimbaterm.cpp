@@ -32,8 +32,10 @@ QSimbaTermPrivate::~QSimbaTermPrivate()
 bool QSimbaTermPrivate::revoke(QSimbaTerm::RevokeReason reason)
 {
     std::lock_guard lock(m_mutex);
-    if (m_revoked.exchange(true, std::memory_order_acq_rel))
+    if (m_revoked.load(std::memory_order_acquire))
         return false;
+    m_frozenDeadline.store(m_deadline->load(std::memory_order_acquire), std::memory_order_release);
+    m_revoked.store(true, std::memory_order_release);
     m_promise.addResult(reason);
     m_promise.finish();
     return true;

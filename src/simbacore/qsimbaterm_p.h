@@ -25,7 +25,13 @@ public:
     bool revoke(QSimbaTerm::RevokeReason reason);
     bool isRevoked() const { return m_revoked.load(std::memory_order_acquire); }
     bool isValid() const;
-    std::chrono::nanoseconds deadline() const { return std::chrono::nanoseconds(m_deadline->load(std::memory_order_acquire)); }
+    //! The session's local deadline; frozen when the term is revoked (renewals of the
+    //! session no longer move it).
+    std::chrono::nanoseconds deadline() const
+    {
+        return std::chrono::nanoseconds(isRevoked() ? m_frozenDeadline.load(std::memory_order_acquire)
+                                                    : m_deadline->load(std::memory_order_acquire));
+    }
 
     const QSimbaLeaseName name;
     const qint64 token;
@@ -36,6 +42,7 @@ public:
 private:
     friend class QSimbaTerm;
     std::shared_ptr<std::atomic<qint64>> m_deadline;
+    std::atomic<qint64> m_frozenDeadline{0};
     std::atomic<bool> m_revoked{false};
     std::mutex m_mutex;
     QPromise<QSimbaTerm::RevokeReason> m_promise;

@@ -103,7 +103,7 @@ void Core::start(Nanos now)
     pump(now);
 }
 
-void Core::startElection(Nanos now, const QSimbaLeaseName &name, Kind kind, bool oneTerm)
+void Core::startElection(Nanos now, const QSimbaLeaseName &name, Kind kind, bool oneTerm, bool withWork)
 {
     if (m_closing)
         return;
@@ -116,6 +116,7 @@ void Core::startElection(Nanos now, const QSimbaLeaseName &name, Kind kind, bool
     }
     e.kind = kind;
     e.oneTerm = oneTerm;
+    e.withWork = withWork;
     e.backoff = 0ns;
     e.nextTry = now;
     setPhase(e, Status::Candidate);
@@ -273,9 +274,14 @@ void Core::taskFinished(Nanos now, const QString &stream, bool rejected)
             qCWarning(lcSimbaElection) << "callback executor rejected elected of" << task.name
                                        << "- stepping down for one lease duration";
             auto it = m_elections.find(task.name);
-            if (it != m_elections.end() && it->second.term == task.term && it->second.phase == Status::Leader)
-                beginHandover(now, it->second, Reason::SteppedDown, After::Cooldown,
-                              m_options.config.leaseDuration());
+            if (it != m_elections.end() && it->second.term == task.term) {
+                auto &e = it->second;
+                e.work = false; // its work never starts
+                if (e.phase == Status::Leader)
+                    beginHandover(now, e, Reason::SteppedDown, After::Cooldown, m_options.config.leaseDuration());
+                else if (e.phase == Status::Handover)
+                    continueHandover(now, e);
+            }
         }
     } else if (rejected && task.type == Task::Type::Complete && task.promise) {
         // A future must complete even when its continuation cannot run where it should.
@@ -286,21 +292,13 @@ void Core::taskFinished(Nanos now, const QString &stream, bool rejected)
     pump(now);
 }
 
-void Core::workStarted(const QSimbaLeaseName &name, qint64 token)
-{
-    auto it = m_elections.find(name);
-    if (it != m_elections.end() && it->second.term && it->second.term->token == token)
-        ++it->second.work;
-}
-
 void Core::workExited(Nanos now, const QSimbaLeaseName &name, qint64 token)
 {
     auto it = m_elections.find(name);
     if (it == m_elections.end() || !it->second.term || it->second.term->token != token)
         return;
     auto &e = it->second;
-    if (e.work > 0)
-        --e.work;
+    e.work = false;
     if (e.phase == Status::Handover)
         continueHandover(now, e);
     pump(now);
@@ -324,7 +322,7 @@ void Core::pump(Nanos now)
     for (auto &[name, e] : m_elections) {
         if (e.phase == Status::Handover && !e.revokedQueued && now >= e.handoverDeadline) {
             qCWarning(lcSimbaElection) << "leader work of" << name << "did not exit before the term's deadline";
-            e.work = 0;
+            e.work = false;
             continueHandover(now, e);
         }
         if (e.phase == Status::Cooldown && now >= e.cooldownUntil) {
@@ -671,7 +669,7 @@ void Core::loseSession(Nanos now, Reason reason)
             loseTerm(now, e, reason);
         else if (e.phase == Status::Handover && e.termSession == lost) {
             e.releasing = false;
-            e.work = 0;
+            e.work = false;
             if (!e.revokedQueued)
                 continueHandover(now, e); // queues revoked; there is nothing to release
             if (e.phase == Status::Handover)
@@ -687,7 +685,7 @@ void Core::win(Nanos, Election &e, qint64 token)
     e.termSession = m_session.id;
     if (m_options.onTermGranted)
         m_options.onTermGranted(e.term);
-    e.work = 0;
+    e.work = e.withWork;
     e.revokedQueued = false;
     e.releasing = false;
     setPhase(e, Status::Leader);
@@ -713,7 +711,7 @@ void Core::loseTerm(Nanos now, Election &e, Reason reason)
     enqueue(e.name.toString(), t);
     publish(QSimbaEvent::revoked(e.termSession, QSimbaTerm(e.term), e.kind, reason));
     e.term.reset();
-    e.work = 0;
+    e.work = false;
     const bool stop = e.oneTerm || m_closing;
     if (stop) {
         setPhase(e, Status::Idle);
@@ -741,7 +739,7 @@ void Core::beginHandover(Nanos now, Election &e, Reason reason, After after, Nan
 
 void Core::continueHandover(Nanos now, Election &e)
 {
-    if (e.revokedQueued || (e.work > 0 && now < e.handoverDeadline))
+    if (e.revokedQueued || (e.work && now < e.handoverDeadline))
         return;
     e.revokedQueued = true;
     Task t;
@@ -765,7 +763,7 @@ void Core::finishHandover(Nanos now, Election &e)
 {
     e.term.reset();
     e.releasing = false;
-    e.work = 0;
+    e.work = false;
     After after = e.after;
     if (e.oneTerm || m_closing)
         after = After::Idle;

@@ -117,7 +117,10 @@ public:
 
     // Inputs. Each may add effects; call takeEffects() after.
     void start(Nanos now);
-    void startElection(Nanos now, const QSimbaLeaseName &name, Kind kind, bool oneTerm = false);
+    //! \a withWork: every term runs leader work, started when elected is delivered; the
+    //! handover waits for workExited() (up to the term's deadline).
+    void startElection(Nanos now, const QSimbaLeaseName &name, Kind kind, bool oneTerm = false,
+                       bool withWork = false);
     void stopElection(Nanos now, const QSimbaLeaseName &name, quint64 promise);
     void stepDown(Nanos now, const QSimbaLeaseName &name, Nanos cooldown, quint64 promise);
     //! \a closed resolves when the session is closed (the engine's part, for blocking
@@ -126,8 +129,7 @@ public:
     void backendReplied(Nanos now, quint64 callId, const Reply &reply);
     void hint(Nanos now, const Backend::Hint &hint);
     void taskFinished(Nanos now, const QString &stream, bool rejected);
-    //! Leader work of a term started / exited (handover waits for it, up to the deadline).
-    void workStarted(const QSimbaLeaseName &name, qint64 token);
+    //! The leader work of a term exited (or never started).
     void workExited(Nanos now, const QSimbaLeaseName &name, qint64 token);
     void tick(Nanos now);
 
@@ -147,6 +149,7 @@ private:
         QSimbaLeaseName name;
         Kind kind = Kind::Election;
         bool oneTerm = false;
+        bool withWork = false;
         Status phase = Status::Idle;
         Nanos nextTry{0};
         Nanos cooldownUntil{0};
@@ -157,7 +160,7 @@ private:
         QSimbaSessionId termSession;   // the session that won the term
         Reason handoverReason = Reason::Stopped;
         Nanos handoverDeadline{0};
-        int work = 0;                  // running leader work of the term
+        bool work = false;             // the term's leader work has not exited yet
         bool revokedQueued = false;    // handover step (3) done
         bool releasing = false;        // handover step (4) in progress
         After after = After::Candidate;

@@ -400,6 +400,12 @@ void QSimbaMemoryLeaseBackend::expireSession(const QSimbaSessionId &session)
     m_store->publish(lock, hints);
 }
 
+void QSimbaMemoryLeaseBackend::dropLease(const QSimbaLeaseName &name)
+{
+    QMutexLocker lock(&m_store->mutex);
+    m_store->leases.remove(name);
+}
+
 void QSimbaMemoryLeaseBackend::setDropHints(bool drop)
 {
     QMutexLocker lock(&m_store->mutex);

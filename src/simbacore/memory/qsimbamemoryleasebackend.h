@@ -53,6 +53,9 @@ public:
     void resume();
     //! Expires \a session now, as if its lease ran out.
     void expireSession(const QSimbaSessionId &session);
+    //! Forgets the lease \a name without telling its holder, as a failover to a lagging
+    //! replica would (the token counter is kept).
+    void dropLease(const QSimbaLeaseName &name);
     //! Drops every hint while \a drop is true.
     void setDropHints(bool drop);
     //! SPI calls made on this store so far (faulted ones included).

@@ -214,9 +214,10 @@ private Q_SLOTS:
 
     void handoverWaitsForWorkUpToTheDeadline()
     {
-        auto c = elect(client(), a);
+        auto c = client();
+        c->core.startElection(c->now(), a, Kind::Election, false, /*withWork=*/true);
+        c->settle();
         const qint64 token = c->of(Type::Elected)[0].token;
-        c->core.workStarted(a, token);
         c->core.stopElection(c->now(), a, 1);
         c->settle();
         // (1) revoked at once; (3) revoked callback and (4) release wait for the work.
@@ -230,10 +231,9 @@ private Q_SLOTS:
         QCOMPARE(c->of(Type::Revoked).size(), 1);
         QCOMPARE(c->completed, QList<quint64>{1});
         // Work that never exits delays the handover only until the term's deadline.
-        c->core.startElection(c->now(), a, Kind::Election);
+        c->core.startElection(c->now(), a, Kind::Election, false, true);
         c->settle();
         const auto term = c->terms.last();
-        c->core.workStarted(a, term.token());
         const Nanos deadline = c->now() + term.remaining();
         c->core.stopElection(c->now(), a, 2);
         c->advance(deadline - c->now() - 1ns);
