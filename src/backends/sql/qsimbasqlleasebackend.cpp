@@ -176,6 +176,9 @@ QSimbaSqlLeaseBackendPrivate::~QSimbaSqlLeaseBackendPrivate()
 
 void QSimbaSqlLeaseBackendPrivate::checkThread()
 {
+    const auto named = [](QThread *t) {
+        return t->objectName().isEmpty() ? QStringLiteral("0x%1").arg(quintptr(t), 0, 16) : t->objectName();
+    };
     QThread *current = QThread::currentThread();
     if (!thread)
         thread = current;
@@ -183,7 +186,7 @@ void QSimbaSqlLeaseBackendPrivate::checkThread()
         throw QSimbaIllegalStateError(
             QStringLiteral("%1: called from thread %2, but its connection belongs to thread %3 (a QSqlDatabase "
                            "connection is used only on the thread that opened it)")
-                .arg(description, current->objectName(), thread->objectName()));
+                .arg(description, named(current), named(thread)));
 }
 
 // The one choke point where a database error becomes a QSimbaBackendError.
