@@ -16,7 +16,7 @@
 struct QSimbaZookeeperBatch::State
 {
     QMutex mutex;
-    QWaitCondition answered;
+    QWaitCondition woken;
     int pending = 0;
     std::deque<Reply> replies; // push_back keeps the addresses the completions hold
 };
@@ -78,6 +78,7 @@ void QSimbaZookeeperBatch::sent(int rc, Context *context)
         return;
     QMutexLocker lock(&m_state->mutex);
     context->reply->rc = rc;
+    context->reply->answered = true;
     --m_state->pending;
     delete context;
 }
@@ -89,6 +90,7 @@ void QSimbaZookeeperBatch::onData(int rc, const char *value, int length, const S
         QMutexLocker lock(&context->state->mutex);
         Reply &reply = *context->reply;
         reply.rc = rc;
+        reply.answered = true;
         if (rc == ZOK) {
             if (value && length > 0)
                 reply.data = QByteArray(value, length);
@@ -96,7 +98,7 @@ void QSimbaZookeeperBatch::onData(int rc, const char *value, int length, const S
                 reply.stat = *stat;
         }
         --context->state->pending;
-        context->state->answered.wakeAll();
+        context->state->woken.wakeAll();
     }
     delete context;
 }
@@ -123,11 +125,12 @@ void QSimbaZookeeperBatch::onStrings(int rc, const String_vector *strings, const
         QMutexLocker lock(&context->state->mutex);
         Reply &reply = *context->reply;
         reply.rc = rc;
+        reply.answered = true;
         if (rc == ZOK && strings)
             for (int i = 0; i < strings->count; ++i)
                 reply.children.append(QString::fromUtf8(strings->data[i]));
         --context->state->pending;
-        context->state->answered.wakeAll();
+        context->state->woken.wakeAll();
     }
     delete context;
 }
@@ -228,8 +231,12 @@ void QSimbaZookeeperBatch::wait()
     QDeadlineTimer deadline(m_connection.timeout());
     QMutexLocker lock(&m_state->mutex);
     while (m_state->pending > 0) {
-        if (!m_state->answered.wait(&m_state->mutex, deadline) && m_state->pending > 0) {
-            const QString what = m_state->replies.front().what;
+        if (!m_state->woken.wait(&m_state->mutex, deadline) && m_state->pending > 0) {
+            const auto unanswered = std::find_if(m_state->replies.cbegin(), m_state->replies.cend(),
+                                                 [](const Reply &r) { return !r.answered; });
+            QString what = unanswered->what;
+            if (m_state->pending > 1)
+                what += QStringLiteral(" (and %1 more requests)").arg(m_state->pending - 1);
             lock.unlock();
             m_connection.raise(ZOPERATIONTIMEOUT, what);
         }

@@ -55,6 +55,7 @@ public:
     struct Reply
     {
         int rc = ZOK;
+        bool answered = false;
         QString what; // "get /simba/leases/a", for messages
         QByteArray data;
         Stat stat{};

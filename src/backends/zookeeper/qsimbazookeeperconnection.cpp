@@ -49,6 +49,7 @@ QSimbaZookeeperConnection::QSimbaZookeeperConnection(const Options &options,
     : m_options(options), m_description(options.toRedactedUrl()), m_hints(std::move(hints)),
       m_state(std::make_unique<State>())
 {
+    m_state->hints = m_hints.get();
     // CreatorRead: everything for the authenticated creator, reading for anyone.
     m_creatorReadAcl = {{ZOO_PERM_ALL, ZOO_AUTH_IDS}, {ZOO_PERM_READ, ZOO_ANYONE_ID_UNSAFE}};
     m_creatorRead.count = int(m_creatorReadAcl.size());
@@ -89,14 +90,22 @@ QString QSimbaZookeeperConnection::path(const QString &relative) const
     return m_options.basePath + QLatin1Char('/') + relative;
 }
 
-void QSimbaZookeeperConnection::watcher(zhandle_t *, int type, int state, const char *, void *context)
+void QSimbaZookeeperConnection::watcher(zhandle_t *zh, int type, int state, const char *, void *context)
 {
     if (type != ZOO_SESSION_EVENT)
         return;
     auto *s = static_cast<State *>(context);
-    QMutexLocker lock(&s->mutex);
-    s->state = state;
-    s->changed.wakeAll();
+    bool ready;
+    {
+        QMutexLocker lock(&s->mutex);
+        s->state = state;
+        ready = s->ready;
+        s->changed.wakeAll();
+    }
+    // A reconnect: watches whose re-arming failed while the connection was down are armed
+    // again (asynchronously: nothing here blocks the C client's thread).
+    if (state == ZOO_CONNECTED_STATE && ready)
+        s->hints->arm(zh);
 }
 
 void QSimbaZookeeperConnection::log(const char *message)
@@ -157,8 +166,14 @@ zhandle_t *QSimbaZookeeperConnection::handle()
 {
     {
         QMutexLocker lock(&m_state->mutex);
-        if (m_handle && m_state->state == ZOO_CONNECTED_STATE && (m_ready || m_preparing))
+        const bool connected = m_handle && m_state->state == ZOO_CONNECTED_STATE;
+        lock.unlock();
+        if (connected && m_preparing)
             return m_handle.get();
+        if (connected && m_ready) {
+            m_hints->arm(m_handle.get()); // repairs a watch lost to a dropped connection
+            return m_handle.get();
+        }
     }
     const QDeadlineTimer deadline(m_options.timeout);
     for (int attempt = 0;; ++attempt) {
@@ -198,6 +213,10 @@ zhandle_t *QSimbaZookeeperConnection::handle()
         }
         m_preparing = false;
         m_ready = true;
+        {
+            QMutexLocker lock(&m_state->mutex);
+            m_state->ready = true;
+        }
         m_hints->arm(m_handle.get());
     }
     return m_handle.get();
@@ -231,6 +250,7 @@ void QSimbaZookeeperConnection::connect()
     {
         QMutexLocker lock(&m_state->mutex);
         m_state->state = ZOO_CONNECTING_STATE;
+        m_state->ready = false;
     }
     const QByteArray hosts = m_options.hosts.toUtf8();
     zhandle_t *zh = zookeeper_init2(hosts.constData(), watcher, int(m_options.sessionTimeout.count()), nullptr,

@@ -56,7 +56,8 @@ private:
         QMutex mutex;
         QWaitCondition changed;
         int state = 0;
-        QString lastLog; // the C client's last complaint, for messages
+        bool ready = false; // the layout exists: the watches can be armed
+        QSimbaZookeeperHints *hints = nullptr; // outlives every handle
     };
     struct Closer
     {

@@ -78,12 +78,20 @@ void QSimbaZookeeperHints::disarm()
     m_handle = nullptr;
 }
 
+// A watch that could not be (re-)armed, typically because the connection dropped just then:
+// the next arm() (the next call, or the reconnect) arms everything again.
+void QSimbaZookeeperHints::broken(int rc)
+{
+    qCDebug(lcSimbaZookeeper, "a hint watch is lost (%s): re-arming at the next call", zerror(rc));
+    disarm();
+}
+
 void QSimbaZookeeperHints::listLeases(zhandle_t *zh)
 {
     const int rc = zoo_awget_children(zh, m_leasesPath.toUtf8().constData(), onLeasesChanged, this,
                                       onLeasesListed, this);
     if (rc != ZOK)
-        qCDebug(lcSimbaZookeeper, "cannot watch %s: %s", qPrintable(m_leasesPath), zerror(rc));
+        broken(rc);
 }
 
 void QSimbaZookeeperHints::onLeasesChanged(zhandle_t *zh, int type, int, const char *, void *context)
@@ -96,7 +104,7 @@ void QSimbaZookeeperHints::onLeasesListed(int rc, const String_vector *children,
 {
     auto *self = static_cast<QSimbaZookeeperHints *>(const_cast<void *>(data));
     if (rc != ZOK)
-        return;
+        return self->broken(rc);
     const QSet<QString> now = toSet(children);
     QMutexLocker lock(&self->m_mutex);
     if (self->m_leasesKnown)
@@ -112,10 +120,10 @@ void QSimbaZookeeperHints::listGroups(zhandle_t *zh)
     auto *context = new GroupContext{this, {}};
     const int rc = zoo_awget_children(zh, m_groupsPath.toUtf8().constData(), onGroupsChanged, this,
                                       onGroupsListed, context);
-    if (rc != ZOK)
+    if (rc != ZOK) {
         delete context;
-    if (rc != ZOK)
-        qCDebug(lcSimbaZookeeper, "cannot watch %s: %s", qPrintable(m_groupsPath), zerror(rc));
+        broken(rc);
+    }
 }
 
 void QSimbaZookeeperHints::onGroupsChanged(zhandle_t *zh, int type, int, const char *, void *context)
@@ -129,7 +137,7 @@ void QSimbaZookeeperHints::onGroupsListed(int rc, const String_vector *children,
     std::unique_ptr<GroupContext> context(static_cast<GroupContext *>(const_cast<void *>(data)));
     auto *self = context->hints;
     if (rc != ZOK)
-        return;
+        return self->broken(rc);
     const QSet<QString> now = toSet(children);
     zhandle_t *zh;
     QList<QString> toArm;
@@ -158,10 +166,10 @@ void QSimbaZookeeperHints::listMembers(zhandle_t *zh, const QString &group)
     auto *context = new GroupContext{this, group};
     const int rc = zoo_awget_children(zh, path.toUtf8().constData(), onMembersChanged, this, onMembersListed,
                                       context);
-    if (rc != ZOK)
+    if (rc != ZOK) {
         delete context;
-    if (rc != ZOK)
-        qCDebug(lcSimbaZookeeper, "cannot watch %s: %s", qPrintable(path), zerror(rc));
+        broken(rc);
+    }
 }
 
 void QSimbaZookeeperHints::onMembersChanged(zhandle_t *zh, int type, int, const char *path, void *context)
@@ -177,7 +185,9 @@ void QSimbaZookeeperHints::onMembersChanged(zhandle_t *zh, int type, int, const 
     self->listMembers(zh, group);
 }
 
-void QSimbaZookeeperHints::onMembersListed(int, const String_vector *, const void *data)
+void QSimbaZookeeperHints::onMembersListed(int rc, const String_vector *, const void *data)
 {
-    delete static_cast<const GroupContext *>(data);
+    std::unique_ptr<const GroupContext> context(static_cast<const GroupContext *>(data));
+    if (rc != ZOK)
+        context->hints->broken(rc);
 }

@@ -15,8 +15,10 @@
  * Hints from ZooKeeper watches. A child watch on <base>/leases turns a lease znode that
  * disappeared (release, closeSession) into a Released hint; a child watch on <base>/groups
  * discovers groups, and a child watch on each group turns a member that came or went into a
- * MembersChanged hint. Watches are one-shot: each is re-armed when it fires (the C client
- * re-registers them after a reconnect; a new handle re-arms them through arm()).
+ * MembersChanged hint. Watches are one-shot: each is re-armed when it fires; the C client
+ * re-registers them after a reconnect; a watch whose re-arming failed (the connection
+ * dropped at that moment) and a new handle are armed again by arm(), which the connection
+ * calls on every reconnect and every call (a no-op while all is armed).
  *
  * Thread-safe. Watches and completions run on the C client's thread: they only send
  * asynchronous requests and call the listeners, which must not block. Listeners are called
@@ -32,7 +34,8 @@ public:
     quint64 add(QSimbaLeaseBackend::HintListener listener);
     void remove(quint64 id);
     bool hasListeners() const;
-    //! Arms every watch on \a zh when somebody listens (else at the next arm()). Never blocks.
+    //! Arms every watch on \a zh when somebody listens and they are not armed on it yet.
+    //! Never blocks.
     void arm(zhandle_t *zh);
     //! The handle is about to close: the next arm() arms again.
     void disarm();
@@ -47,6 +50,7 @@ private:
     void listLeases(zhandle_t *zh);
     void listGroups(zhandle_t *zh);
     void listMembers(zhandle_t *zh, const QString &group);
+    void broken(int rc);
     // Called with m_mutex held.
     void publish(Hint::Kind kind, const QString &name);
 
