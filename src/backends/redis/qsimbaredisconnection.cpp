@@ -77,6 +77,11 @@ void QSimbaRedisConnection::fail(const QString &what)
     throw QSimbaBackendError(message);
 }
 
+/*!
+    Connects (within connectTimeout), sets the command timeout, authenticates (AUTH user
+    password, or AUTH password) and selects the database, unless already connected. Blocks;
+    throws QSimbaBackendError naming the server and the cause.
+*/
 void QSimbaRedisConnection::ensureConnected()
 {
     if (m_context)
@@ -135,16 +140,29 @@ QSimbaRedisReply QSimbaRedisConnection::read()
     return QSimbaRedisReply(static_cast<redisReply *>(reply));
 }
 
+/*!
+    Sends \a args and waits for the reply, at most commandTimeout. An I/O error or timeout
+    throws QSimbaBackendError (and drops the connection); an error reply is returned.
+*/
 QSimbaRedisReply QSimbaRedisConnection::command(const QList<QByteArray> &args)
 {
     send(args);
     return read();
 }
 
+/*!
+    Lets read() wait for as long as the connection lives (a subscriber's next message may be
+    hours away). TCP keepalive is turned on instead, so that a server that vanished without
+    closing the connection is noticed after all.
+*/
 void QSimbaRedisConnection::clearReadTimeout()
 {
-    if (m_context && redisSetTimeout(m_context.get(), timeval{0, 0}) != REDIS_OK)
+    if (!m_context)
+        return;
+    if (redisSetTimeout(m_context.get(), timeval{0, 0}) != REDIS_OK)
         fail(QStringLiteral("cannot clear the read timeout"));
+    if (redisEnableKeepAlive(m_context.get()) != REDIS_OK)
+        fail(QStringLiteral("cannot enable TCP keepalive"));
 }
 
 QByteArray QSimbaRedisConnection::errorOf(const redisReply *reply)

@@ -167,6 +167,11 @@ QString validateOptions(const QSimbaRedisLeaseBackend::Options &o)
 }
 } // namespace
 
+/*!
+    A backend on the server \a options name. Does not connect: the first call does. Throws
+    QSimbaInvalidArgumentError naming a bad option (empty host, port 0, negative database,
+    a prefix outside 1-64 of [A-Za-z0-9._:-], a user without password, a duration under 1ms).
+*/
 QSimbaRedisLeaseBackend::QSimbaRedisLeaseBackend(const Options &options)
     : d_ptr(std::make_unique<QSimbaRedisLeaseBackendPrivate>(options, describeOptions(options)))
 {
@@ -255,11 +260,17 @@ std::unique_ptr<QSimbaRedisLeaseBackend> QSimbaRedisLeaseBackend::fromUrl(const 
     return std::make_unique<QSimbaRedisLeaseBackend>(parseUrl(url));
 }
 
+/*! The options this backend was built with (the password included). */
 QSimbaRedisLeaseBackend::Options QSimbaRedisLeaseBackend::options() const
 {
     return d_ptr->options;
 }
 
+/*!
+    The holder that acquire's HeldBy names while the server recovers from a loss of its data
+    (or on the first use of a prefix): no session has this id. Its holderRemaining is the
+    time left until leases are granted again.
+*/
 QSimbaSessionId QSimbaRedisLeaseBackend::recoveringHolder()
 {
     static const QSimbaSessionId id = QSimbaSessionId::of(QStringLiteral("redis.recovering"));
@@ -276,7 +287,12 @@ QString QSimbaRedisLeaseBackend::describe() const
     return d_ptr->description;
 }
 
-/*! The granted lease is \a lease, shortened to Options::maxLease. */
+/*!
+    Opens a session with a new random id that lives \a lease (shortened to
+    Options::maxLease, which the grant's remaining then shows) unless kept alive. Blocks for
+    one script; throws QSimbaInvalidArgumentError for a lease under 1ms, QSimbaBackendError
+    when the server fails.
+*/
 QSimbaLeaseBackend::SessionGrant QSimbaRedisLeaseBackend::openSession(Millis lease,
                                                                       const QMap<QString, QString> &metadata)
 {
@@ -289,6 +305,11 @@ QSimbaLeaseBackend::SessionGrant QSimbaRedisLeaseBackend::openSession(Millis lea
     return {id, Millis(R::integer(reply.get(), d_ptr->description))};
 }
 
+/*!
+    Extends \a session by \a lease (at most Options::maxLease) from the server's now and
+    lists every lease it owns; Expired once its time ran out or it was closed (ending it).
+    Blocks for one script; throws QSimbaBackendError when the server fails.
+*/
 QSimbaLeaseBackend::KeepAliveResult QSimbaRedisLeaseBackend::keepAlive(const QSimbaSessionId &session,
                                                                         Millis lease, const QSet<QSimbaLeaseName> &)
 {
@@ -340,6 +361,10 @@ QSimbaRedisLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSim
     return results;
 }
 
+/*!
+    Frees each lease that \a session still owns with exactly the given token (anything else
+    is a no-op) and publishes Released for it. Blocks for one script.
+*/
 void QSimbaRedisLeaseBackend::release(const QSimbaSessionId &session, const QHash<QSimbaLeaseName, qint64> &leases)
 {
     if (leases.isEmpty())
@@ -350,11 +375,13 @@ void QSimbaRedisLeaseBackend::release(const QSimbaSessionId &session, const QHas
     d_ptr->eval(QSimbaRedisScripts::Release, args);
 }
 
+/*! Ends \a session now: frees its leases and memberships (with hints). Idempotent. */
 void QSimbaRedisLeaseBackend::closeSession(const QSimbaSessionId &session)
 {
     d_ptr->eval(QSimbaRedisScripts::Close, {session.toString().toUtf8()});
 }
 
+/*! Adds \a session to \a group; throws QSimbaSessionExpiredError if the session ended. */
 void QSimbaRedisLeaseBackend::join(const QSimbaSessionId &session, const QString &group)
 {
     validateGroup(group);
@@ -363,12 +390,14 @@ void QSimbaRedisLeaseBackend::join(const QSimbaSessionId &session, const QString
         d_ptr->sessionExpired(session);
 }
 
+/*! Removes \a session from \a group (a no-op when it is not a member). */
 void QSimbaRedisLeaseBackend::leave(const QSimbaSessionId &session, const QString &group)
 {
     validateGroup(group);
     d_ptr->eval(QSimbaRedisScripts::Leave, {session.toString().toUtf8(), group.toUtf8()});
 }
 
+/*! The live sessions of \a group, sorted; ends the expired sessions it finds there. */
 QList<QSimbaSessionId> QSimbaRedisLeaseBackend::members(const QString &group)
 {
     validateGroup(group);
@@ -384,6 +413,8 @@ QList<QSimbaSessionId> QSimbaRedisLeaseBackend::members(const QString &group)
 /*!
     Hints from Pub/Sub on a connection and thread of the subscription's own; \a listener is
     called on that thread. A lost connection is re-established (resubscribing) with backoff.
+    Returns at once; destroying the subscription blocks until its thread ended (at most the
+    connect timeout, while it is connecting).
 */
 std::unique_ptr<QSimbaLeaseBackend::Subscription> QSimbaRedisLeaseBackend::subscribe(HintListener listener)
 {
