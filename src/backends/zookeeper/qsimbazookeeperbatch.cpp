@@ -228,7 +228,7 @@ int QSimbaZookeeperBatch::multi(const Multi &multi)
 
 void QSimbaZookeeperBatch::wait()
 {
-    QDeadlineTimer deadline(m_connection.timeout());
+    const QDeadlineTimer deadline = m_connection.deadline();
     QMutexLocker lock(&m_state->mutex);
     while (m_state->pending > 0) {
         if (!m_state->woken.wait(&m_state->mutex, deadline) && m_state->pending > 0) {

@@ -61,6 +61,26 @@ QSimbaZookeeperConnection::QSimbaZookeeperConnection(const Options &options,
 
 QSimbaZookeeperConnection::~QSimbaZookeeperConnection() = default;
 
+QSimbaZookeeperConnection::Call::Call(QSimbaZookeeperConnection &connection)
+    : m_connection(connection), m_outer(!connection.m_inCall)
+{
+    if (m_outer) {
+        m_connection.m_inCall = true;
+        m_connection.m_callDeadline = QDeadlineTimer(m_connection.m_options.timeout);
+    }
+}
+
+QSimbaZookeeperConnection::Call::~Call()
+{
+    if (m_outer)
+        m_connection.m_inCall = false;
+}
+
+QDeadlineTimer QSimbaZookeeperConnection::deadline() const
+{
+    return m_inCall ? m_callDeadline : QDeadlineTimer(m_options.timeout);
+}
+
 void QSimbaZookeeperConnection::Closer::operator()(zhandle_t *zh) const
 {
     // Joins the C client's threads and answers pending completions with ZCLOSING.
@@ -175,7 +195,7 @@ zhandle_t *QSimbaZookeeperConnection::handle()
             return m_handle.get();
         }
     }
-    const QDeadlineTimer deadline(m_options.timeout);
+    const QDeadlineTimer deadline = this->deadline();
     for (int attempt = 0;; ++attempt) {
         if (m_handle) {
             const int state = zoo_state(m_handle.get());

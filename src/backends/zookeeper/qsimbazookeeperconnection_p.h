@@ -4,6 +4,7 @@
 
 #include "qsimbazookeeperleasebackend.h"
 
+#include <QtCore/QDeadlineTimer>
 #include <QtCore/QMutex>
 #include <QtCore/QWaitCondition>
 
@@ -27,6 +28,20 @@ class QSimbaZookeeperConnection
 public:
     using Options = QSimbaZookeeperLeaseBackend::Options;
 
+    //! One SPI call: connecting and all its round trips share one deadline, the timeout.
+    class Call
+    {
+    public:
+        explicit Call(QSimbaZookeeperConnection &connection);
+        ~Call();
+        Call(const Call &) = delete;
+        Call &operator=(const Call &) = delete;
+
+    private:
+        QSimbaZookeeperConnection &m_connection;
+        bool m_outer;
+    };
+
     QSimbaZookeeperConnection(const Options &options, std::shared_ptr<QSimbaZookeeperHints> hints);
     ~QSimbaZookeeperConnection();
 
@@ -37,6 +52,8 @@ public:
 
     const Options &options() const { return m_options; }
     std::chrono::milliseconds timeout() const { return m_options.timeout; }
+    //! The deadline of the current call (a fresh timeout outside a Call).
+    QDeadlineTimer deadline() const;
     QString describe() const { return m_description; }
     //! The ACL of every znode this backend creates.
     const ACL_vector *acl() const;
@@ -80,6 +97,8 @@ private:
     // m_state outlives m_handle: the watcher writes to it until the handle is closed.
     std::unique_ptr<State> m_state;
     std::unique_ptr<zhandle_t, Closer> m_handle;
+    bool m_inCall = false;
+    QDeadlineTimer m_callDeadline;
     bool m_ready = false;     // the handle's layout exists and its watches are armed
     bool m_preparing = false; // ensureLayout() runs on the handle
 };

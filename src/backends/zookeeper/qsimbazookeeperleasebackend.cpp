@@ -34,9 +34,9 @@
     its decision read, so two sessions never both win, and an expired holder's lease is
     taken over atomically.
 
-    Thread-affine: called from one thread, one call at a time; every call blocks at most
-    about the configured timeout per round trip (two to four round trips) and throws
-    QSimbaBackendError on a ZooKeeper failure.
+    Thread-affine: called from one thread, one call at a time. Every call (connecting
+    included) blocks at most the configured timeout, and throws QSimbaBackendError on a
+    ZooKeeper failure.
 */
 
 using namespace std::chrono;
@@ -277,6 +277,7 @@ QString QSimbaZookeeperLeaseBackend::describe() const
 QSimbaLeaseBackend::SessionGrant QSimbaZookeeperLeaseBackend::openSession(Millis lease,
                                                                          const QMap<QString, QString> &metadata)
 {
+    const QSimbaZookeeperConnection::Call call(d->zk);
     validateLease(lease);
     SessionRecord record;
     record.lease = lease.count();
@@ -302,6 +303,7 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaZookeeperLeaseBackend::keepAlive(const
                                                                            Millis lease,
                                                                            const QSet<QSimbaLeaseName> &)
 {
+    const QSimbaZookeeperConnection::Call call(d->zk);
     validateLease(lease);
     const QString path = d->sessionPath(session);
     for (int attempt = 0; attempt < MaxAttempts; ++attempt) {
@@ -350,6 +352,7 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaZookeeperLeaseBackend::keepAlive(const
 QHash<QSimbaLeaseName, QSimbaLeaseBackend::AcquireResult>
 QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSimbaLeaseName> &names)
 {
+    const QSimbaZookeeperConnection::Call call(d->zk);
     validateBatch(names);
     const QString own = d->sessionPath(session);
     QHash<QSimbaLeaseName, AcquireResult> results;
@@ -442,6 +445,7 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
 */
 void QSimbaZookeeperLeaseBackend::release(const QSimbaSessionId &session, const QHash<QSimbaLeaseName, qint64> &leases)
 {
+    const QSimbaZookeeperConnection::Call call(d->zk);
     if (leases.isEmpty())
         return;
     Batch read(d->zk);
@@ -470,11 +474,13 @@ void QSimbaZookeeperLeaseBackend::release(const QSimbaSessionId &session, const 
 */
 void QSimbaZookeeperLeaseBackend::closeSession(const QSimbaSessionId &session)
 {
+    const QSimbaZookeeperConnection::Call call(d->zk);
     d->removeSession(session);
 }
 
 void QSimbaZookeeperLeaseBackend::join(const QSimbaSessionId &session, const QString &group)
 {
+    const QSimbaZookeeperConnection::Call call(d->zk);
     validateGroup(group);
     d->requireLive(session);
     Batch batch(d->zk);
@@ -491,6 +497,7 @@ void QSimbaZookeeperLeaseBackend::join(const QSimbaSessionId &session, const QSt
 
 void QSimbaZookeeperLeaseBackend::leave(const QSimbaSessionId &session, const QString &group)
 {
+    const QSimbaZookeeperConnection::Call call(d->zk);
     validateGroup(group);
     Batch batch(d->zk);
     Batch::Multi multi;
@@ -502,6 +509,7 @@ void QSimbaZookeeperLeaseBackend::leave(const QSimbaSessionId &session, const QS
 
 QList<QSimbaSessionId> QSimbaZookeeperLeaseBackend::members(const QString &group)
 {
+    const QSimbaZookeeperConnection::Call call(d->zk);
     validateGroup(group);
     Batch list(d->zk);
     const int l = list.children(d->groupPath(group));
@@ -544,6 +552,7 @@ private:
 std::unique_ptr<QSimbaLeaseBackend::Subscription> QSimbaZookeeperLeaseBackend::subscribe(HintListener listener)
 {
     const quint64 id = d->hints->add(std::move(listener));
+    const QSimbaZookeeperConnection::Call call(d->zk);
     try {
         d->hints->arm(d->zk.handle());
     } catch (const QSimbaError &e) {
@@ -554,6 +563,7 @@ std::unique_ptr<QSimbaLeaseBackend::Subscription> QSimbaZookeeperLeaseBackend::s
 
 QSimbaLeaseBackend::Inspection QSimbaZookeeperLeaseBackend::inspect()
 {
+    const QSimbaZookeeperConnection::Call call(d->zk);
     Batch lists(d->zk);
     const int sessionList = lists.children(d->zk.path(QStringLiteral("sessions")));
     const int leaseList = lists.children(d->zk.path(QStringLiteral("leases")));
