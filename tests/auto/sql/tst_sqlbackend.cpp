@@ -81,7 +81,7 @@ private Q_SLOTS:
         QTest::newRow("no database") << QStringLiteral("mysql://u:secret@h:3306") << QStringLiteral("database name");
         QTest::newRow("nested database") << QStringLiteral("postgres://h/a/b") << QStringLiteral("database name");
         QTest::newRow("sqlite with host") << QStringLiteral("sqlite://host/x.db") << QStringLiteral("no host or port");
-        QTest::newRow("sqlite with user") << QStringLiteral("sqlite://u:secret@/x.db") << QStringLiteral("sqlite");
+        QTest::newRow("sqlite with user") << QStringLiteral("sqlite://u:secret@/x.db") << QStringLiteral("no user or password");
         QTest::newRow("sqlite without path") << QStringLiteral("sqlite://") << QStringLiteral("no database file path");
         QTest::newRow("bad port") << QStringLiteral("postgresql://u:secret@h:99999/db") << QStringLiteral("port");
     }
