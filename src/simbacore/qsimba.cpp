@@ -99,8 +99,9 @@ QSimba::QSimba(Builder &&builder, QObject *parent) : QObject(parent), d_ptr(new 
     Q_D(QSimba);
     auto &b = *builder.d;
     d->q = this;
-    d->config = b.config;
-    d->ticker = b.ticker;
+    d->link = std::make_shared<QSimbaLink>();
+    d->link->config = b.config;
+    d->link->ticker = b.ticker;
     d->listeners = b.listeners;
 
     QSimbaRuntime::Executor executor = b.executor;
@@ -137,34 +138,37 @@ QSimba::QSimba(Builder &&builder, QObject *parent) : QObject(parent), d_ptr(new 
     }
     QSimbaRuntime::Hooks hooks;
     hooks.executor = std::move(executor);
-    hooks.perform = [d](const Task &task) { d->perform(task); };
-    hooks.resolve = [d](quint64 id) { d->resolve(id); };
+    hooks.perform = [d](const Task &task) { return d->perform(task); };
+    std::weak_ptr<QSimbaLink> weak = d->link;
+    hooks.resolve = [weak](quint64 id, const TermPtr &term, Failure failure) {
+        if (auto link = weak.lock())
+            link->complete(id, term, failure);
+    };
 
     Options options;
     options.config = b.config;
     options.ticker = b.ticker;
     options.seed = QRandomGenerator::system()->generate64();
     options.metadata = b.metadata;
-    d->runtime = std::make_unique<QSimbaRuntime>(options, std::move(b.backend), std::move(hooks));
-    d->runtime->start();
+    d->link->runtime = std::make_unique<QSimbaRuntime>(options, std::move(b.backend), std::move(hooks));
+    d->link->runtime->start();
 }
 
 QSimba::~QSimba()
 {
     Q_D(QSimba);
     if (!d->closing)
-        d->closeFuture = closeAsync();
-    if (d->closedPromise && !QSimbaPrivate::insideCallback() && !d->runtime->isEngineThread())
-        d->promiseFuture(d->closedPromise).waitForFinished();
+        (void)closeAsync();
+    if (d->mayWait())
+        d->closedFuture.waitForFinished();
     d->shutdown();
 }
 
 void QSimbaPrivate::shutdown()
 {
-    if (shutDown)
+    if (link->shutDown.exchange(true))
         return;
-    shutDown = true;
-    runtime->shutdown();
+    link->runtime->shutdown();
     if (callbackThread) {
         callbackThread->quit();
         callbackThread->wait();
@@ -172,38 +176,73 @@ void QSimbaPrivate::shutdown()
     }
     // Futures nobody can complete any more (their continuations were queued to a thread
     // that is going away) complete now rather than hang.
-    QMutexLocker lock(&promisesMutex);
-    for (auto &p : promises)
-        p->finish();
-    promises.clear();
+    link->completeAll();
+    link->waitForWork(std::chrono::seconds(5));
 }
 
-std::pair<quint64, QFuture<void>> QSimbaPrivate::newPromise()
+bool QSimbaPrivate::mayWait() const
+{
+    return !insideCallback() && !link->runtime->isEngineThread();
+}
+
+quint64 QSimbaLink::add(Completer completer, bool direct)
+{
+    QMutexLocker lock(&m_mutex);
+    const quint64 id = m_next++ | (direct ? DirectPromise : 0);
+    m_completers.insert(id, std::move(completer));
+    return id;
+}
+
+std::pair<quint64, QFuture<void>> QSimbaLink::newPromise(bool direct)
 {
     auto promise = std::make_shared<QPromise<void>>();
     promise->start();
-    QMutexLocker lock(&promisesMutex);
-    const quint64 id = nextPromise++;
-    promises.insert(id, promise);
-    return {id, promise->future()};
-}
-
-QFuture<void> QSimbaPrivate::promiseFuture(quint64 id)
-{
-    QMutexLocker lock(&promisesMutex);
-    auto p = promises.value(id);
-    return p ? p->future() : QFuture<void>(QtFuture::makeReadyFuture());
-}
-
-void QSimbaPrivate::resolve(quint64 id)
-{
-    std::shared_ptr<QPromise<void>> promise;
-    {
-        QMutexLocker lock(&promisesMutex);
-        promise = promises.take(id);
-    }
-    if (promise)
+    auto future = promise->future();
+    const quint64 id = add([promise](const TermPtr &, Failure) {
         promise->finish();
+        return Answer::Accepted;
+    }, direct);
+    return {id, future};
+}
+
+bool QSimbaLink::complete(quint64 id, const TermPtr &term, Failure failure)
+{
+    Completer completer;
+    {
+        QMutexLocker lock(&m_mutex);
+        completer = m_completers.take(id);
+    }
+    if (!completer)
+        return true;
+    const Answer answer = completer(term, failure);
+    if (answer == Answer::Keep) {
+        QMutexLocker lock(&m_mutex);
+        m_completers.insert(id, std::move(completer));
+    }
+    return answer == Answer::Accepted;
+}
+
+bool QSimbaLink::cancel(quint64 id)
+{
+    QMutexLocker lock(&m_mutex);
+    return m_completers.remove(id) > 0;
+}
+
+void QSimbaLink::completeAll()
+{
+    QHash<quint64, Completer> left;
+    {
+        QMutexLocker lock(&m_mutex);
+        left.swap(m_completers);
+    }
+    for (auto &c : left)
+        c(nullptr, Failure::Closed);
+}
+
+void QSimbaLink::post(QSimbaRuntime::Input input)
+{
+    if (!shutDown.load())
+        runtime->post(std::move(input));
 }
 
 void QSimbaPrivate::ensureOpen(const char *what) const
@@ -212,7 +251,7 @@ void QSimbaPrivate::ensureOpen(const char *what) const
         throw QSimbaIllegalStateError(QStringLiteral("%1: the QSimba client is closed").arg(QLatin1String(what)));
 }
 
-void QSimbaPrivate::perform(const Task &task)
+bool QSimbaPrivate::perform(const Task &task)
 {
     CallbackScope scope;
     const auto guarded = [](const char *what, const auto &fn) {
@@ -224,15 +263,34 @@ void QSimbaPrivate::perform(const Task &task)
             qCWarning(lcSimbaEngine) << what << "threw a non-standard exception";
         }
     };
-    if (task.type == Task::Type::Complete) {
-        resolve(task.promise);
-        return;
-    }
+    if (task.type == Task::Type::Complete)
+        return link->complete(task.promise, task.term, task.failure);
     if (task.type == Task::Type::Event) {
         guarded("an event signal handler", [&] { Q_EMIT q->event(task.event); });
         for (const auto &listener : std::as_const(listeners))
             guarded("an event listener", [&] { listener(task.event); });
-        return;
+        return true;
+    }
+    if (task.type == Task::Type::Elected && task.withWork) {
+        // Leader work starts with the delivery of its term, on a thread of its own.
+        std::optional<std::pair<QSimbaLink::Work, std::optional<QSimbaSchedule>>> work;
+        {
+            QMutexLocker lock(&link->worksMutex);
+            if (!task.group.isEmpty()) {
+                auto it = link->groupWorks.find(task.group);
+                if (it != link->groupWorks.end()) {
+                    const int partition = task.partition;
+                    auto fn = it->first;
+                    work.emplace([fn, partition](const QSimbaTerm &term) { fn(term, partition); }, it->second);
+                }
+            } else if (auto it = link->works.find(task.name); it != link->works.end()) {
+                work = *it;
+            }
+        }
+        if (work)
+            link->startWork(task.term, work->first, work->second);
+        else
+            link->post([term = task.term](Core &core, Nanos now) { core.workExited(now, term->name, term->token); });
     }
     QSimbaElection *election = nullptr;
     {
@@ -240,7 +298,7 @@ void QSimbaPrivate::perform(const Task &task)
         election = elections.value(task.name);
     }
     if (!election)
-        return;
+        return true;
     auto *ed = election->d_func();
     switch (task.type) {
     case Task::Type::Status: {
@@ -282,11 +340,12 @@ void QSimbaPrivate::perform(const Task &task)
     case Task::Type::Complete:
         break;
     }
+    return true;
 }
 
 QSimbaConfig QSimba::config() const
 {
-    return d_func()->config;
+    return d_func()->link->config;
 }
 
 QSimbaElection *QSimba::election(const QString &name)
@@ -301,16 +360,43 @@ QSimbaElection *QSimba::election(const QString &name)
     return election;
 }
 
+QSimbaLock *QSimba::lock(const QString &name)
+{
+    Q_D(QSimba);
+    const auto lease = QSimbaLeaseName::of(name);
+    d->ensureOpen("QSimba::lock");
+    auto *&lock = d->locks[lease];
+    if (!lock)
+        lock = new QSimbaLock(this, lease);
+    return lock;
+}
+
+QSimbaPartitionGroup *QSimba::group(const QString &name, int partitions)
+{
+    Q_D(QSimba);
+    QSimbaLeaseName::validateGroup(name, partitions);
+    d->ensureOpen("QSimba::group");
+    auto *&group = d->groups[name];
+    if (!group)
+        group = new QSimbaPartitionGroup(this, name, partitions);
+    else if (group->partitions() != partitions)
+        throw QSimbaInvalidArgumentError(QStringLiteral("group \"%1\" has %2 partitions, not %3")
+                                             .arg(name)
+                                             .arg(group->partitions())
+                                             .arg(partitions));
+    return group;
+}
+
 QSimbaSnapshot QSimba::snapshot() const
 {
     Q_D(const QSimba);
     QSimbaSnapshot snap;
-    if (d->shutDown) {
+    if (d->link->shutDown) {
         snap.session.status = QSimbaSessionSnapshot::Status::Closed;
-        snap.leaseDuration = d->config.leaseDuration();
+        snap.leaseDuration = d->link->config.leaseDuration();
         return snap;
     }
-    d->runtime->runBlocking([&](Core &core, Nanos now) { snap = core.snapshot(now); });
+    d->link->runtime->runBlocking([&](Core &core, Nanos now) { snap = core.snapshot(now); });
     return snap;
 }
 
@@ -320,17 +406,16 @@ QFuture<void> QSimba::closeAsync()
     if (d->closing)
         return d->closeFuture;
     d->closing = true;
-    auto [closedId, closedFuture] = d->newPromise();
-    auto [afterId, afterFuture] = d->newPromise();
-    Q_UNUSED(closedFuture);
-    d->closedPromise = closedId;
+    auto [closedId, closedFuture] = d->link->newPromise(/*direct=*/true);
+    auto [afterId, afterFuture] = d->link->newPromise();
+    d->closedFuture = closedFuture;
     d->closeFuture = afterFuture;
     {
         QMutexLocker lock(&d->electionsMutex);
         for (auto *e : std::as_const(d->elections))
             e->d_func()->started = false;
     }
-    d->runtime->post([closedId, afterId](Core &core, Nanos now) { core.close(now, closedId, afterId); });
+    d->link->post([closedId, afterId](Core &core, Nanos now) { core.close(now, closedId, afterId); });
     Q_EMIT closedChanged(true);
     return afterFuture;
 }
@@ -339,9 +424,8 @@ void QSimba::close()
 {
     Q_D(QSimba);
     (void)closeAsync();
-    if (QSimbaPrivate::insideCallback() || d->runtime->isEngineThread())
-        return; // no self-deadlock: the close goes on asynchronously
-    d->promiseFuture(d->closedPromise).waitForFinished();
+    if (d->mayWait()) // inside a callback the close goes on asynchronously: no self-deadlock
+        d->closedFuture.waitForFinished();
 }
 
 bool QSimba::isClosed() const

@@ -5,6 +5,8 @@
 #include "qsimbaconfig.h"
 #include "qsimbaelection.h"
 #include "qsimbaevent.h"
+#include "qsimbalock.h"
+#include "qsimbapartitiongroup.h"
 #include "qsimbasnapshot.h"
 
 #include <QtCore/QFuture>
@@ -79,6 +81,13 @@ public:
     //! The election of \a name; the same object for the same name. Throws
     //! QSimbaInvalidArgumentError for a bad name, QSimbaIllegalStateError after close.
     QSimbaElection *election(const QString &name);
+    //! The lock of \a name; the same object for the same name. Same errors as election().
+    QSimbaLock *lock(const QString &name);
+    //! The partition group \a name with \a partitions partitions; the same object for the
+    //! same name. Throws QSimbaInvalidArgumentError for a bad name, partitions < 1, a
+    //! "{name}.{partitions-1}" longer than 128 characters, or another partition count than
+    //! the group already has; QSimbaIllegalStateError after close.
+    QSimbaPartitionGroup *group(const QString &name, int partitions);
     //! The session and every started election, without calling the backend.
     QSimbaSnapshot snapshot() const;
     //! Revokes every term (handover order), releases, closes the session; completes after the
@@ -97,6 +106,9 @@ private:
     explicit QSimba(Builder &&builder, QObject *parent);
     friend class QSimbaElection;
     friend class QSimbaElectionPrivate;
+    friend class QSimbaLockPrivate;
+    friend class QSimbaPartitionGroup;
+    friend struct QSimbaElectionTasks;
     Q_DECLARE_PRIVATE(QSimba)
     std::unique_ptr<QSimbaPrivate> const d_ptr;
 };

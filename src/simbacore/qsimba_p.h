@@ -3,12 +3,16 @@
 #pragma once
 
 #include "qsimba.h"
+#include "qsimbaschedule.h"
 #include "engine/qsimbaruntime_p.h"
 
 #include <QtCore/QHash>
 #include <QtCore/QMutex>
 #include <QtCore/QPointer>
 #include <QtCore/QPromise>
+
+#include <atomic>
+#include <memory>
 
 class QSimbaElectionPrivate
 {
@@ -25,6 +29,74 @@ public:
     QSimbaElection::RevokedCallback onRevoked;
 };
 
+/*
+ * What the handles of a client (lock terms, leader and group tasks, work threads) reach:
+ * the runtime and the promises it completes. Shared, so a handle that outlives its client
+ * finds it shut down instead of dangling. Thread-safe.
+ */
+class QSimbaLink : public std::enable_shared_from_this<QSimbaLink>
+{
+public:
+    //! How a completer took a lock result: declined ones are answered again later (Keep: the
+    //! term ended before it could be handed over) or never (Drop: the future was cancelled).
+    enum class Answer { Accepted, Keep, Drop };
+    //! Completes a promise with the term won (lock waiters) and how it failed.
+    using Completer = std::function<Answer(const QSimbaEngine::TermPtr &, QSimbaEngine::Failure)>;
+
+    std::unique_ptr<QSimbaRuntime> runtime;
+    QSimbaConfig config;
+    std::shared_ptr<QSimbaTicker> ticker;
+    std::atomic<bool> shutDown{false};
+
+    //! Registers \a completer; a \a direct promise is completed on the engine thread itself.
+    quint64 add(Completer completer, bool direct);
+    //! A void promise and its future.
+    std::pair<quint64, QFuture<void>> newPromise(bool direct = false);
+    //! Runs the completer of \a id; false when it declined.
+    bool complete(quint64 id, const QSimbaEngine::TermPtr &term, QSimbaEngine::Failure failure);
+    //! Forgets \a id; false when its completer already ran (or runs now).
+    bool cancel(quint64 id);
+    //! Feeds the engine; a no-op once shut down.
+    void post(QSimbaRuntime::Input input);
+    //! Completes every promise left (at shut-down: nobody else will).
+    void completeAll();
+
+    //! Leader work: one thread per term.
+    using Work = std::function<void(const QSimbaTerm &)>;
+    using PartitionWork = std::function<void(const QSimbaTerm &, int)>;
+    void startWork(const QSimbaEngine::TermPtr &term, Work work, std::optional<QSimbaSchedule> schedule);
+    void waitForWork(std::chrono::milliseconds timeout);
+
+    QMutex worksMutex;
+    QHash<QSimbaLeaseName, std::pair<Work, std::optional<QSimbaSchedule>>> works;
+    QHash<QString, std::pair<PartitionWork, std::optional<QSimbaSchedule>>> groupWorks;
+
+private:
+    QMutex m_mutex;
+    QHash<quint64, Completer> m_completers;
+    quint64 m_next = 1;
+    QList<std::shared_ptr<QThread>> m_threads;
+};
+
+class QSimbaLeaderTask;
+//! Starts leader tasks of an election (runWhileLeader, schedule).
+struct QSimbaElectionTasks
+{
+    static std::unique_ptr<QSimbaLeaderTask> start(QSimbaElection *election, QSimbaLink::Work work,
+                                                   std::optional<QSimbaSchedule> schedule);
+};
+
+class QSimbaLockTermPrivate
+{
+public:
+    QSimbaTerm term;
+    std::weak_ptr<QSimbaLink> link;
+    QMutex mutex;
+    bool releasing = false;
+    QFuture<void> released;       // completes on the callback executor
+    QFuture<void> releasedDirect; // completes on the engine thread (for close())
+};
+
 class QSimbaPrivate
 {
 public:
@@ -38,29 +110,22 @@ public:
     };
 
     QSimba *q = nullptr;
-    QSimbaConfig config;
-    std::shared_ptr<QSimbaTicker> ticker;
-    std::unique_ptr<QSimbaRuntime> runtime;
+    std::shared_ptr<QSimbaLink> link;
     std::unique_ptr<QThread> callbackThread;
     QObject *callbackContext = nullptr;
     QList<QSimba::EventListener> listeners;
     QHash<QSimbaLeaseName, QSimbaElection *> elections; // owner thread
+    QHash<QSimbaLeaseName, QSimbaLock *> locks;
+    QHash<QString, QSimbaPartitionGroup *> groups;
     QMutex electionsMutex;                               // for lookups from callback threads
-
-    QMutex promisesMutex;
-    QHash<quint64, std::shared_ptr<QPromise<void>>> promises;
-    quint64 nextPromise = 1;
 
     bool closing = false;
     QFuture<void> closeFuture;
-    quint64 closedPromise = 0;
-    bool shutDown = false;
+    QFuture<void> closedFuture;
 
-    //! A new promise id and its future.
-    std::pair<quint64, QFuture<void>> newPromise();
-    QFuture<void> promiseFuture(quint64 id);
-    void resolve(quint64 id);
-    void perform(const QSimbaEngine::Task &task);
+    bool perform(const QSimbaEngine::Task &task);
     void ensureOpen(const char *what) const;
     void shutdown();
+    //! Waits for \a future unless inside a callback or on the engine thread.
+    bool mayWait() const;
 };

@@ -63,7 +63,7 @@ void QSimbaElection::start(ElectedCallback onElected, RevokedCallback onRevoked)
     }
     d->started = true;
     const auto name = d->name;
-    cd->runtime->post([name](Core &core, Nanos now) { core.startElection(now, name, Kind::Election); });
+    cd->link->post([name](Core &core, Nanos now) { core.startElection(now, name, Kind::Election); });
     Q_EMIT startedChanged(true);
 }
 
@@ -71,11 +71,15 @@ QFuture<void> QSimbaElection::stop()
 {
     Q_D(QSimbaElection);
     auto *cd = d->client->d_func();
-    if (cd->shutDown)
+    if (cd->link->shutDown)
         return QtFuture::makeReadyFuture();
-    auto [id, future] = cd->newPromise();
+    auto [id, future] = cd->link->newPromise();
     const auto name = d->name;
-    cd->runtime->post([name, id](Core &core, Nanos now) { core.stopElection(now, name, id); });
+    {
+        QMutexLocker lock(&cd->link->worksMutex);
+        cd->link->works.remove(name);
+    }
+    cd->link->post([name, id](Core &core, Nanos now) { core.stopElection(now, name, id); });
     if (d->started) {
         d->started = false;
         Q_EMIT startedChanged(false);
@@ -90,12 +94,22 @@ QFuture<void> QSimbaElection::stepDown(std::chrono::nanoseconds cooldown)
         throw QSimbaInvalidArgumentError(QStringLiteral("stepDown of \"%1\": the cooldown must not be negative, got %2")
                                              .arg(d->name.toString(), QSimbaDuration::format(cooldown)));
     auto *cd = d->client->d_func();
-    if (cd->shutDown)
+    if (cd->link->shutDown)
         return QtFuture::makeReadyFuture();
-    auto [id, future] = cd->newPromise();
+    auto [id, future] = cd->link->newPromise();
     const auto name = d->name;
-    cd->runtime->post([name, id, cooldown](Core &core, Nanos now) { core.stepDown(now, name, cooldown, id); });
+    cd->link->post([name, id, cooldown](Core &core, Nanos now) { core.stepDown(now, name, cooldown, id); });
     return future;
+}
+
+std::unique_ptr<QSimbaLeaderTask> QSimbaElection::runWhileLeader(Work work)
+{
+    return QSimbaElectionTasks::start(this, std::move(work), std::nullopt);
+}
+
+std::unique_ptr<QSimbaLeaderTask> QSimbaElection::schedule(const QSimbaSchedule &schedule, Work work)
+{
+    return QSimbaElectionTasks::start(this, std::move(work), schedule);
 }
 
 QString QSimbaElection::statusName(Status status)

@@ -2,7 +2,9 @@
 #pragma once
 
 #include "qsimbacore_export.h"
+#include "qsimbaleadertask.h"
 #include "qsimbaleasename.h"
+#include "qsimbaschedule.h"
 #include "qsimbaterm.h"
 
 #include <QtCore/QFuture>
@@ -59,6 +61,19 @@ public:
     //! Gives up the current term and does not contend for \a cooldown; stays started.
     [[nodiscard]] QFuture<void> stepDown(std::chrono::nanoseconds cooldown);
 
+    using Work = std::function<void(const QSimbaTerm &term)>;
+    //! Starts the election and runs \a work once per term, on a new thread each time. The
+    //! end of the term interrupts the thread (QThread::isInterruptionRequested()) and
+    //! completes term.revoked(); the handover waits for the work to return, up to the
+    //! term's deadline. Exceptions become WorkCompleted events (FAILED, or CANCELLED once the
+    //! term ended); std::bad_alloc also steps the election down for one lease duration.
+    //! Throws QSimbaIllegalStateError when already started.
+    [[nodiscard]] std::unique_ptr<QSimbaLeaderTask> runWhileLeader(Work work);
+    //! runWhileLeader() plus a loop: runs \a work on \a schedule while each term lasts,
+    //! calling term.ensureValid() before every run. A failed run is published and the loop
+    //! goes on.
+    [[nodiscard]] std::unique_ptr<QSimbaLeaderTask> schedule(const QSimbaSchedule &schedule, Work work);
+
     static QString statusName(Status status);
     static QString kindName(Kind kind);
 
@@ -71,6 +86,7 @@ Q_SIGNALS:
 private:
     friend class QSimba;
     friend class QSimbaPrivate;
+    friend struct QSimbaElectionTasks;
     QSimbaElection(QSimba *client, const QSimbaLeaseName &name);
     QString nameString() const { return name().toString(); }
     Q_DECLARE_PRIVATE(QSimbaElection)

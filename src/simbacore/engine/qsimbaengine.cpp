@@ -3,6 +3,7 @@
 
 #include "qsimbaerror.h"
 #include "qsimbalogging_p.h"
+#include "qsimbapartitionassignment.h"
 
 using namespace std::chrono;
 using namespace std::chrono_literals;
@@ -202,8 +203,13 @@ void Core::close(Nanos now, quint64 closed, quint64 afterCallbacks)
     m_closing = true;
     m_closedPromise = closed;
     m_afterCallbacksPromise = afterCallbacks;
+    for (auto &[name, g] : m_groups)
+        g.stopping = true;
     for (auto &[name, e] : m_elections) {
         e.restart = false;
+        for (const auto &w : std::exchange(e.waiters, {}))
+            if (!w.granted)
+                answerWaiter(e, w, nullptr, Failure::Closed);
         switch (e.phase) {
         case Status::Idle:
             break;
@@ -236,9 +242,9 @@ void Core::backendReplied(Nanos now, quint64 callId, const Reply &reply)
                    [&](const Acquire &) { onAcquired(now, call, reply); },
                    [&](const Release &) { onReleased(now, call, reply); },
                    [&](const CloseSession &) { onClosedSession(now, call, reply); },
-                   [&](const Join &) {},
-                   [&](const Leave &) {},
-                   [&](const Members &) {},
+                   [&](const Join &) { onJoined(now, call, reply); },
+                   [&](const Leave &) { onLeft(now, call, reply); },
+                   [&](const Members &) { onMembers(now, call, reply); },
                },
                call.call);
     pump(now);
@@ -253,11 +259,15 @@ void Core::hint(Nanos now, const Backend::Hint &hint)
         auto it = m_elections.find(QSimbaLeaseName::of(hint.name));
         if (it != m_elections.end() && it->second.phase == Status::Candidate && !it->second.acquiring)
             it->second.nextTry = std::min(it->second.nextTry, now);
+    } else {
+        auto g = m_groups.find(hint.name);
+        if (g != m_groups.end())
+            g->second.nextRefresh = std::min(g->second.nextRefresh, now);
     }
     pump(now);
 }
 
-void Core::taskFinished(Nanos now, const QString &stream, bool rejected)
+void Core::taskFinished(Nanos now, const QString &stream, bool rejected, bool declined)
 {
     auto sit = m_streams.find(stream);
     if (sit == m_streams.end() || !sit->running)
@@ -265,7 +275,38 @@ void Core::taskFinished(Nanos now, const QString &stream, bool rejected)
     const Task task = std::move(sit->current);
     sit->running = false;
     sit->current = Task();
-    if (task.type == Task::Type::Elected && task.term) {
+    if (task.lockResult && task.term) {
+        auto it = m_elections.find(task.name);
+        if (it != m_elections.end()) {
+            auto &e = it->second;
+            auto w = std::find_if(e.waiters.begin(), e.waiters.end(), [&](const Waiter &x) { return x.id == task.promise; });
+            const bool ours = e.term == task.term;
+            if (!rejected && !declined) {
+                if (w != e.waiters.end())
+                    e.waiters.erase(w); // delivered: the term is the caller's now
+            } else if (rejected) {
+                // Not delivered: the waiter does not see this term and goes on waiting, while
+                // the lock steps down for one lease duration.
+                if (w != e.waiters.end())
+                    w->granted = false;
+                if (ours && e.phase == Status::Leader)
+                    beginHandover(now, e, Reason::SteppedDown, After::Cooldown, m_options.config.leaseDuration());
+            } else if (!task.term->isValid() && w != e.waiters.end() && !w->cancelled) {
+                // The term ended before it could be handed over: keep contending.
+                w->granted = false;
+                if (e.phase == Status::Idle) {
+                    e.nextTry = now;
+                    setPhase(e, Status::Candidate);
+                }
+            } else {
+                // Cancelled: abandon the attempt and release the term won for it.
+                if (w != e.waiters.end())
+                    e.waiters.erase(w);
+                if (ours && e.phase == Status::Leader)
+                    beginHandover(now, e, Reason::Stopped, After::Idle);
+            }
+        }
+    } else if (task.type == Task::Type::Elected && task.term) {
         if (!rejected) {
             task.term->electedDelivered.store(true, std::memory_order_release);
         } else {
@@ -285,7 +326,7 @@ void Core::taskFinished(Nanos now, const QString &stream, bool rejected)
         }
     } else if (rejected && task.type == Task::Type::Complete && task.promise) {
         // A future must complete even when its continuation cannot run where it should.
-        m_effects.push_back({Effect::Type::Resolve, 0, {}, {}, {}, task.promise});
+        m_effects.push_back(Effect::resolve(task.promise));
     }
     dispatch(stream);
     checkClosed(now);
@@ -330,6 +371,7 @@ void Core::pump(Nanos now)
             setPhase(e, Status::Candidate);
         }
     }
+    expireWaiters(now);
     while (!m_inflight && sendNext(now)) {
     }
     checkClosed(now);
@@ -394,7 +436,30 @@ bool Core::sendNext(Nanos now)
             return false;
         }
     }
-    // 5. Candidates whose time has come, batched.
+    // 5. Groups: join with the current session, leave when stopped, follow the members.
+    if (s.status == SessionStatus::Live) {
+        for (auto &[name, g] : m_groups) {
+            if (g.stopping) {
+                const bool handedOver = std::none_of(m_elections.cbegin(), m_elections.cend(), [&](const auto &p) {
+                    return p.second.group == name && p.second.phase != Status::Idle;
+                });
+                if (handedOver && g.joined == s.id && !m_closing) {
+                    send(now, Leave{s.id, name});
+                    return true;
+                }
+                continue;
+            }
+            if (g.joined != s.id && now >= g.nextJoin) {
+                send(now, Join{s.id, name});
+                return true;
+            }
+            if (g.joined == s.id && now >= g.nextRefresh) {
+                send(now, Members{name});
+                return true;
+            }
+        }
+    }
+    // 6. Candidates whose time has come, batched.
     if (s.status == SessionStatus::Live && !m_closing) {
         QSet<QSimbaLeaseName> names;
         for (auto &[name, e] : m_elections) {
@@ -424,7 +489,7 @@ void Core::send(Nanos now, Call call)
 {
     const quint64 id = m_nextCallId++;
     m_inflight = Inflight{id, call, now};
-    m_effects.push_back({Effect::Type::CallBackend, id, std::move(call), {}, {}, 0});
+    m_effects.push_back(Effect::callBackend(id, std::move(call)));
 }
 
 Nanos Core::nextWakeup() const
@@ -441,7 +506,14 @@ Nanos Core::nextWakeup() const
             next = std::min(next, e.handoverDeadline);
         if (e.phase == Status::Cooldown)
             next = std::min(next, e.cooldownUntil);
+        for (const auto &w : e.waiters)
+            if (!w.granted)
+                next = std::min(next, w.deadline);
     }
+    if (!m_inflight && s.status == SessionStatus::Live)
+        for (const auto &[name, g] : m_groups)
+            if (!g.stopping)
+                next = std::min(next, g.joined == s.id ? g.nextRefresh : g.nextJoin);
     if (!m_inflight) {
         for (const auto &r : m_releases)
             next = std::min(next, r.notBefore);
@@ -591,6 +663,22 @@ void Core::onAcquired(Nanos now, const Inflight &call, const Reply &reply)
             continue;
         auto &e = it->second;
         e.backoff = 0ns;
+        if (e.kind == Kind::Lock) {
+            // tryAcquire: one answered attempt, and the lease is held elsewhere.
+            for (auto w = e.waiters.begin(); w != e.waiters.end();) {
+                if (w->tryOnce && !w->granted) {
+                    answerWaiter(e, *w, nullptr, Failure::None);
+                    w = e.waiters.erase(w);
+                } else {
+                    ++w;
+                }
+            }
+            if (e.waiters.empty()) {
+                setPhase(e, Status::Idle);
+                e.kind = Kind::Election;
+                continue;
+            }
+        }
         Nanos next = now + poll + jitter(m_options.config.retryJitter());
         if (r->holderRemaining) {
             // Try again the moment the holder's lease ends on the backend's clock.
@@ -678,7 +766,7 @@ void Core::loseSession(Nanos now, Reason reason)
     }
 }
 
-void Core::win(Nanos, Election &e, qint64 token)
+void Core::win(Nanos now, Election &e, qint64 token)
 {
     e.term = std::make_shared<QSimbaTermPrivate>(e.name, token, m_options.ticker, m_session.deadline);
     e.lastToken = token;
@@ -693,8 +781,13 @@ void Core::win(Nanos, Election &e, qint64 token)
     t.type = Task::Type::Elected;
     t.name = e.name;
     t.term = e.term;
+    t.withWork = e.withWork;
+    t.group = e.group;
+    t.partition = e.partition;
     enqueue(e.name.toString(), t);
     publish(QSimbaEvent::elected(m_session.id, QSimbaTerm(e.term), e.kind));
+    if (e.kind == Kind::Lock)
+        grantWaiter(now, e);
 }
 
 void Core::loseTerm(Nanos now, Election &e, Reason reason)
@@ -712,15 +805,30 @@ void Core::loseTerm(Nanos now, Election &e, Reason reason)
     publish(QSimbaEvent::revoked(e.termSession, QSimbaTerm(e.term), e.kind, reason));
     e.term.reset();
     e.work = false;
-    const bool stop = e.oneTerm || m_closing;
-    if (stop) {
-        setPhase(e, Status::Idle);
-    } else {
-        e.nextTry = now;
-        setPhase(e, Status::Candidate);
+    afterTerm(now, e, After::Candidate, 0ns);
+}
+
+void Core::afterTerm(Nanos now, Election &e, After after, Nanos cooldown)
+{
+    if (e.oneTerm || m_closing)
+        after = After::Idle;
+    if (e.restart && !m_closing) {
+        e.restart = false;
+        after = After::Candidate;
     }
+    // A lock contends on while an acquire waits (after a cooldown, if any).
+    const bool waiting = std::any_of(e.waiters.cbegin(), e.waiters.cend(),
+                                     [](const Waiter &w) { return !w.granted && !w.cancelled; });
+    if (e.kind == Kind::Lock && waiting && after == After::Idle && !m_closing)
+        after = After::Candidate;
+    enterAfter(now, e, after, cooldown);
     for (quint64 p : std::exchange(e.promises, {}))
         complete(e.name.toString(), p);
+    if (!e.group.isEmpty()) {
+        auto g = m_groups.find(e.group);
+        if (g != m_groups.end())
+            checkGroupStopped(now, g->second);
+    }
 }
 
 void Core::beginHandover(Nanos now, Election &e, Reason reason, After after, Nanos cooldown)
@@ -764,16 +872,7 @@ void Core::finishHandover(Nanos now, Election &e)
     e.term.reset();
     e.releasing = false;
     e.work = false;
-    After after = e.after;
-    if (e.oneTerm || m_closing)
-        after = After::Idle;
-    if (e.restart && !m_closing) {
-        e.restart = false;
-        after = After::Candidate;
-    }
-    enterAfter(now, e, after, e.afterCooldown);
-    for (quint64 p : std::exchange(e.promises, {}))
-        complete(e.name.toString(), p);
+    afterTerm(now, e, e.after, e.afterCooldown);
 }
 
 void Core::enterAfter(Nanos now, Election &e, After after, Nanos cooldown)
@@ -781,6 +880,8 @@ void Core::enterAfter(Nanos now, Election &e, After after, Nanos cooldown)
     switch (after) {
     case After::Idle:
         setPhase(e, Status::Idle);
+        if (e.kind == Kind::Lock)
+            e.kind = Kind::Election; // the name is free for either use again
         break;
     case After::Cooldown:
         e.cooldownUntil = now + cooldown;
@@ -814,10 +915,10 @@ void Core::checkClosed(Nanos)
     if (!m_closed) {
         m_closed = true;
         if (m_closedPromise)
-            m_effects.push_back({Effect::Type::Resolve, 0, {}, {}, {}, m_closedPromise});
+            m_effects.push_back(Effect::resolve(m_closedPromise));
         for (quint64 p : std::exchange(m_extraClosed, {}))
             if (p)
-                m_effects.push_back({Effect::Type::Resolve, 0, {}, {}, {}, p});
+                m_effects.push_back(Effect::resolve(p));
     }
     // The close future completes after the last callback of every election ran.
     if (m_afterCallbacksPromise == 0 && m_extraAfter.empty())
@@ -857,7 +958,7 @@ void Core::dispatch(const QString &stream)
             continue;
         s.running = true;
         s.current = task;
-        m_effects.push_back({Effect::Type::RunTask, 0, {}, stream, std::move(task), 0});
+        m_effects.push_back(Effect::runTask(stream, std::move(task)));
     }
 }
 
@@ -873,10 +974,322 @@ void Core::complete(const QString &stream, quint64 promise)
 {
     if (!promise)
         return;
+    if (promise & DirectPromise) {
+        m_effects.push_back(Effect::resolve(promise));
+        return;
+    }
     Task t;
     t.type = Task::Type::Complete;
     t.promise = promise;
     enqueue(stream, t);
+}
+
+
+// ---------------------------------------------------------------------------------------
+// Locks
+
+void Core::acquireLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter, Nanos timeout, bool tryOnce)
+{
+    auto &e = m_elections[name];
+    e.name = name;
+    Waiter w;
+    w.id = waiter;
+    w.timeout = timeout;
+    w.tryOnce = tryOnce;
+    w.deadline = timeout >= Never - now ? Never : now + timeout; // a huge timeout saturates
+    if (m_closing) {
+        answerWaiter(e, w, nullptr, Failure::Closed);
+        return;
+    }
+    if (e.phase != Status::Idle && e.kind != Kind::Lock) {
+        answerWaiter(e, w, nullptr, Failure::Busy);
+        return;
+    }
+    if (tryOnce && (e.phase == Status::Leader || e.phase == Status::Handover)) {
+        answerWaiter(e, w, nullptr, Failure::None); // held by this client
+        return;
+    }
+    e.waiters.push_back(w);
+    if (e.phase == Status::Idle) {
+        e.kind = Kind::Lock;
+        e.oneTerm = true;
+        e.withWork = false;
+        e.backoff = 0ns;
+        e.nextTry = now;
+        setPhase(e, Status::Candidate);
+    } else if (tryOnce && e.phase == Status::Candidate) {
+        e.nextTry = std::min(e.nextTry, now);
+    }
+    pump(now);
+}
+
+void Core::cancelLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter)
+{
+    auto it = m_elections.find(name);
+    if (it == m_elections.end())
+        return;
+    auto &e = it->second;
+    auto w = std::find_if(e.waiters.begin(), e.waiters.end(), [&](const Waiter &x) { return x.id == waiter; });
+    if (w == e.waiters.end())
+        return;
+    if (w->granted)
+        w->cancelled = true; // its result declines, which releases the term
+    else
+        e.waiters.erase(w);
+    const bool waiting = std::any_of(e.waiters.cbegin(), e.waiters.cend(), [](const Waiter &x) { return !x.cancelled; });
+    if (!waiting && (e.phase == Status::Candidate || e.phase == Status::Cooldown)) {
+        setPhase(e, Status::Idle);
+        e.kind = Kind::Election;
+    }
+    pump(now);
+}
+
+void Core::releaseLock(Nanos now, const QSimbaLeaseName &name, qint64 token, quint64 promise)
+{
+    auto it = m_elections.find(name);
+    if (it == m_elections.end() || !it->second.term || it->second.term->token != token) {
+        complete(name.toString(), promise); // ended already: nothing to wait for
+        pump(now);
+        return;
+    }
+    auto &e = it->second;
+    if (promise)
+        e.promises.push_back(promise);
+    if (e.phase == Status::Leader)
+        beginHandover(now, e, Reason::Stopped, After::Idle);
+    pump(now);
+}
+
+void Core::grantWaiter(Nanos now, Election &e)
+{
+    for (auto &w : e.waiters) {
+        if (w.granted || w.cancelled)
+            continue;
+        w.granted = true;
+        answerWaiter(e, w, e.term, Failure::None);
+        if (w.id & DirectPromise) // handed over at once: the caller owns the term
+            e.waiters.erase(std::find_if(e.waiters.begin(), e.waiters.end(), [&](const Waiter &x) { return x.id == w.id; }));
+        return;
+    }
+    beginHandover(now, e, Reason::Stopped, After::Idle); // nobody waits any more
+}
+
+void Core::answerWaiter(Election &e, const Waiter &w, const TermPtr &term, Failure failure)
+{
+    if (w.id & DirectPromise) {
+        m_effects.push_back(Effect::resolve(w.id, term, failure));
+        return;
+    }
+    Task t;
+    t.type = Task::Type::Complete;
+    t.name = e.name;
+    t.promise = w.id;
+    t.failure = failure;
+    t.term = term;
+    t.lockResult = true;
+    enqueue(e.name.toString(), t);
+}
+
+void Core::expireWaiters(Nanos now)
+{
+    for (auto &[name, e] : m_elections) {
+        if (e.waiters.empty())
+            continue;
+        bool changed = false;
+        for (auto w = e.waiters.begin(); w != e.waiters.end();) {
+            if (!w->granted && now >= w->deadline) {
+                // tryAcquire answers null when no attempt was answered in time.
+                answerWaiter(e, *w, nullptr, w->tryOnce ? Failure::None : Failure::Timeout);
+                w = e.waiters.erase(w);
+                changed = true;
+            } else {
+                ++w;
+            }
+        }
+        if (changed && e.waiters.empty() && (e.phase == Status::Candidate || e.phase == Status::Cooldown)) {
+            setPhase(e, Status::Idle);
+            e.kind = Kind::Election;
+        }
+    }
+}
+
+void Core::workFinished(Nanos now, const TermPtr &term, QSimbaEvent::WorkOutcome outcome, const QString &error,
+                        bool exited)
+{
+    auto it = m_elections.find(term->name);
+    const Kind kind = it != m_elections.end() ? it->second.kind : Kind::Election;
+    publish(QSimbaEvent::workCompleted(m_session.id, QSimbaTerm(term), kind, outcome, error));
+    if (exited)
+        workExited(now, term->name, term->token);
+}
+
+// ---------------------------------------------------------------------------------------
+// Partition groups
+
+QSimbaLeaseName Core::partitionName(const Group &g, int p) const
+{
+    return QSimbaLeaseName::of(g.name + QLatin1Char('.') + QString::number(p));
+}
+
+void Core::startGroup(Nanos now, const QString &group, int partitions)
+{
+    if (m_closing)
+        return;
+    auto &g = m_groups[group];
+    g.name = group;
+    g.partitions = partitions;
+    g.stopping = false;
+    g.nextJoin = now;
+    g.nextRefresh = now;
+    pump(now);
+}
+
+void Core::stopGroup(Nanos now, const QString &group, quint64 promise)
+{
+    auto it = m_groups.find(group);
+    if (it == m_groups.end()) {
+        complete(QString(), promise);
+        pump(now);
+        return;
+    }
+    auto &g = it->second;
+    g.stopping = true;
+    if (promise)
+        g.promises.push_back(promise);
+    g.owned.clear();
+    for (auto &[name, e] : m_elections)
+        if (e.group == group)
+            stopPartition(now, e);
+    checkGroupStopped(now, g);
+    pump(now);
+}
+
+QSet<int> Core::groupPartitions(const QString &group) const
+{
+    auto it = m_groups.find(group);
+    return it == m_groups.end() ? QSet<int>() : it->second.owned;
+}
+
+void Core::stopPartition(Nanos now, Election &e)
+{
+    switch (e.phase) {
+    case Status::Idle:
+        break;
+    case Status::Candidate:
+    case Status::Cooldown:
+        setPhase(e, Status::Idle);
+        break;
+    case Status::Leader:
+        beginHandover(now, e, Reason::Stopped, After::Idle);
+        break;
+    case Status::Handover:
+        e.after = After::Idle;
+        break;
+    }
+}
+
+void Core::checkGroupStopped(Nanos now, Group &g)
+{
+    Q_UNUSED(now);
+    if (!g.stopping)
+        return;
+    const bool handedOver = std::none_of(m_elections.cbegin(), m_elections.cend(), [&](const auto &p) {
+        return p.second.group == g.name && p.second.phase != Status::Idle;
+    });
+    const bool live = m_session.status == SessionStatus::Live || m_session.status == SessionStatus::Suspended;
+    // Leaving needs a live session; without one, membership ends with the session.
+    if (handedOver && (g.joined.isNull() || g.joined != m_session.id || !live || m_closing)) {
+        for (quint64 p : std::exchange(g.promises, {}))
+            complete(QString(), p);
+        const QString name = g.name;
+        m_groups.erase(name);
+    }
+}
+
+void Core::onJoined(Nanos now, const Inflight &call, const Reply &reply)
+{
+    const auto &sent = std::get<Join>(call.call);
+    auto it = m_groups.find(sent.group);
+    if (reply.error == Reply::Error::SessionExpired) {
+        if (sent.session == m_session.id && m_session.status == SessionStatus::Live)
+            loseSession(now, Reason::SessionExpired);
+        return;
+    }
+    if (it == m_groups.end())
+        return;
+    auto &g = it->second;
+    if (reply.error != Reply::Error::None) {
+        g.backoff = backoffStep(g.backoff);
+        g.nextJoin = now + g.backoff;
+        return;
+    }
+    g.backoff = 0ns;
+    g.joined = sent.session;
+    g.nextRefresh = now;
+    if (g.stopping)
+        checkGroupStopped(now, g);
+}
+
+void Core::onLeft(Nanos now, const Inflight &call, const Reply &)
+{
+    const auto &sent = std::get<Leave>(call.call);
+    auto it = m_groups.find(sent.group);
+    if (it == m_groups.end())
+        return;
+    it->second.joined = QSimbaSessionId();
+    checkGroupStopped(now, it->second);
+}
+
+void Core::onMembers(Nanos now, const Inflight &call, const Reply &reply)
+{
+    const auto &sent = std::get<Members>(call.call);
+    auto it = m_groups.find(sent.group);
+    if (it == m_groups.end() || it->second.stopping)
+        return;
+    auto &g = it->second;
+    if (reply.error != Reply::Error::None) {
+        g.backoff = backoffStep(g.backoff);
+        g.nextRefresh = now + g.backoff;
+        return;
+    }
+    g.backoff = 0ns;
+    g.nextRefresh = now + m_options.config.renewInterval();
+    const auto members = std::get<QList<QSimbaSessionId>>(reply.value);
+    if (!members.contains(m_session.id)) {
+        g.joined = QSimbaSessionId(); // not (or no longer) a member: join again
+        g.nextJoin = now;
+        return;
+    }
+    g.members = members;
+    assign(now, g);
+}
+
+void Core::assign(Nanos now, Group &g)
+{
+    g.owned = QSimbaPartitionAssignment::partitionsOf(m_session.id, g.partitions, g.members);
+    for (int p = 0; p < g.partitions; ++p) {
+        const auto name = partitionName(g, p);
+        auto &e = m_elections[name];
+        e.name = name;
+        e.group = g.name;
+        e.partition = p;
+        if (g.owned.contains(p)) {
+            if (e.phase == Status::Idle) {
+                e.kind = Kind::Group;
+                e.oneTerm = false;
+                e.withWork = true;
+                e.backoff = 0ns;
+                e.nextTry = now;
+                setPhase(e, Status::Candidate);
+            } else if (e.phase == Status::Handover && e.after == After::Idle) {
+                e.restart = true; // moved back here while handing over
+            }
+        } else {
+            // Moved away: hand over (work first, then the lease).
+            e.restart = false;
+            stopPartition(now, e);
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -69,6 +69,13 @@ struct Reply
 Reply execute(Backend &backend, const Call &call);
 QString describe(const Call &call);
 
+//! Promise ids with this bit are resolved at once by the engine (Effect::Resolve), for
+//! blocking waits; the others complete on the callback executor, after earlier callbacks.
+constexpr quint64 DirectPromise = quint64(1) << 63;
+
+//! Why a promise failed (Complete tasks and Resolve effects).
+enum class Failure { None, Timeout, Closed, Busy };
+
 //! A unit of work for the callback executor.
 struct Task
 {
@@ -80,6 +87,13 @@ struct Task
     Reason reason = Reason::Stopped;
     QSimbaEvent event;
     quint64 promise = 0; //!< Complete
+    Failure failure = Failure::None; //!< Complete: how the promise fails
+    //! Complete of a lock waiter: the term won (null: none). The task's runner answers
+    //! declined when the term already ended or the waiter was cancelled.
+    bool lockResult = false;
+    bool withWork = false; //!< Elected: the term's leader work starts now
+    QString group;         //!< Elected of a partition: its group and partition
+    int partition = -1;
 };
 
 struct Effect
@@ -89,12 +103,40 @@ struct Effect
         RunTask,     //!< run `task` on the callback executor, answer taskFinished(stream, …)
         Resolve,     //!< complete promise `promise` now (nobody waits on a callback for it)
     };
-    Type type;
+    Type type = Type::Resolve;
     quint64 callId = 0;
     Call call;
     QString stream;
     Task task;
     quint64 promise = 0;
+    Failure failure = Failure::None; //!< Resolve
+    TermPtr term;                    //!< Resolve of a lock waiter: the term won
+
+    static Effect callBackend(quint64 id, Call call)
+    {
+        Effect e;
+        e.type = Type::CallBackend;
+        e.callId = id;
+        e.call = std::move(call);
+        return e;
+    }
+    static Effect runTask(const QString &stream, Task task)
+    {
+        Effect e;
+        e.type = Type::RunTask;
+        e.stream = stream;
+        e.task = std::move(task);
+        return e;
+    }
+    static Effect resolve(quint64 promise, TermPtr term = {}, Failure failure = Failure::None)
+    {
+        Effect e;
+        e.type = Type::Resolve;
+        e.promise = promise;
+        e.term = std::move(term);
+        e.failure = failure;
+        return e;
+    }
 };
 
 struct Options
@@ -128,9 +170,26 @@ public:
     void close(Nanos now, quint64 closed, quint64 afterCallbacks);
     void backendReplied(Nanos now, quint64 callId, const Reply &reply);
     void hint(Nanos now, const Backend::Hint &hint);
-    void taskFinished(Nanos now, const QString &stream, bool rejected);
+    //! \a rejected: the executor refused the task; \a declined: a lock result was not taken.
+    void taskFinished(Nanos now, const QString &stream, bool rejected, bool declined = false);
     //! The leader work of a term exited (or never started).
     void workExited(Nanos now, const QSimbaLeaseName &name, qint64 token);
+    //! One run of a term's leader work returned or threw: publishes WorkCompleted, then
+    //! workExited() when \a exited (a schedule's loop goes on after a failed run).
+    void workFinished(Nanos now, const TermPtr &term, QSimbaEvent::WorkOutcome outcome, const QString &error,
+                      bool exited = true);
+
+    // Locks: waiters of one name take its terms one at a time, in order.
+    //! \a timeout: Never waits without end; \a tryOnce: answers no term (null) once an
+    //! attempt was answered HeldBy, or the lease is held by this client.
+    void acquireLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter, Nanos timeout, bool tryOnce);
+    void cancelLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter);
+    void releaseLock(Nanos now, const QSimbaLeaseName &name, qint64 token, quint64 promise);
+
+    // Partition groups: join, follow the members, contend for the partitions assigned here.
+    void startGroup(Nanos now, const QString &group, int partitions);
+    void stopGroup(Nanos now, const QString &group, quint64 promise);
+    QSet<int> groupPartitions(const QString &group) const;
     void tick(Nanos now);
 
     Nanos nextWakeup() const;
@@ -144,6 +203,15 @@ public:
 
 private:
     enum class After { Candidate, Cooldown, Idle };
+    struct Waiter
+    {
+        quint64 id = 0;
+        Nanos deadline{0};
+        Nanos timeout{0};
+        bool tryOnce = false;
+        bool granted = false;   // a term was handed to it; delivery pending
+        bool cancelled = false;
+    };
     struct Election
     {
         QSimbaLeaseName name;
@@ -167,6 +235,23 @@ private:
         Nanos afterCooldown{0};
         bool restart = false;          // started again while stopping
         std::vector<quint64> promises; // stop/stepDown futures waiting for the handover
+        std::deque<Waiter> waiters;    // Lock: acquires waiting for a term
+        QString group;                 // Group: the group this partition belongs to
+        int partition = -1;
+    };
+    struct Group
+    {
+        QString name;
+        int partitions = 0;
+        bool stopping = false;
+        QSimbaSessionId joined;        // the session that joined
+        Nanos nextJoin{0};
+        Nanos nextRefresh{0};
+        Nanos backoff{0};
+        bool refreshNow = false;
+        QList<QSimbaSessionId> members;
+        QSet<int> owned;
+        std::vector<quint64> promises;
     };
     struct Session
     {
@@ -223,6 +308,17 @@ private:
     void enterAfter(Nanos now, Election &e, After after, Nanos cooldown);
     void setPhase(Election &e, Status phase);
     void checkClosed(Nanos now);
+    void afterTerm(Nanos now, Election &e, After fallback, Nanos cooldown);
+    void grantWaiter(Nanos now, Election &e);
+    void answerWaiter(Election &e, const Waiter &w, const TermPtr &term, Failure failure);
+    void expireWaiters(Nanos now);
+    void onMembers(Nanos now, const Inflight &call, const Reply &reply);
+    void onJoined(Nanos now, const Inflight &call, const Reply &reply);
+    void onLeft(Nanos now, const Inflight &call, const Reply &reply);
+    void assign(Nanos now, Group &g);
+    void stopPartition(Nanos now, Election &e);
+    void checkGroupStopped(Nanos now, Group &g);
+    QSimbaLeaseName partitionName(const Group &g, int p) const;
 
 
     void enqueue(const QString &stream, Task task);
@@ -234,6 +330,7 @@ private:
     std::mt19937_64 m_random;
     Session m_session;
     std::map<QSimbaLeaseName, Election> m_elections;
+    std::map<QString, Group> m_groups;
     std::optional<Inflight> m_inflight;
     quint64 m_nextCallId = 1;
     std::deque<PendingRelease> m_releases;

@@ -88,15 +88,15 @@ void QSimbaRuntime::apply()
             case Effect::Type::RunTask: {
                 const QString stream = effect.stream;
                 auto task = [this, stream, t = std::move(effect.task)] {
-                    m_hooks.perform(t);
-                    post([stream](Core &core, Nanos now) { core.taskFinished(now, stream, false); });
+                    const bool accepted = m_hooks.perform(t);
+                    post([stream, accepted](Core &core, Nanos now) { core.taskFinished(now, stream, false, !accepted); });
                 };
                 if (!m_hooks.executor(std::move(task)))
                     m_core.taskFinished(now(), stream, true);
                 break;
             }
             case Effect::Type::Resolve:
-                m_hooks.resolve(effect.promise);
+                m_hooks.resolve(effect.promise, effect.term, effect.failure);
                 break;
             }
         }

@@ -27,8 +27,10 @@ public:
     struct Hooks
     {
         Executor executor;                                   //!< runs callback tasks
-        std::function<void(const QSimbaEngine::Task &)> perform; //!< a task's body, on the executor
-        std::function<void(quint64)> resolve;                //!< completes a promise; thread-safe
+        //! A task's body, on the executor; false declines a lock result.
+        std::function<bool(const QSimbaEngine::Task &)> perform;
+        //! Completes a promise; thread-safe.
+        std::function<void(quint64, const QSimbaEngine::TermPtr &, QSimbaEngine::Failure)> resolve;
     };
 
     QSimbaRuntime(QSimbaEngine::Options options, std::unique_ptr<QSimbaLeaseBackend> backend, Hooks hooks);

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "qsimbacore_export.h"
+
+#include <QtCore/QFuture>
+
+#include <memory>
+
+class QSimbaElection;
+class QSimbaTaskStopper;
+
+/*
+ * Leader work bound to an election (runWhileLeader or schedule). RAII: the destructor
+ * closes it. stop() stops the election and completes once the current work exited (or ran
+ * out of time) and the lease is released. Thread-affine, like its election.
+ */
+class QSIMBACORE_EXPORT QSimbaLeaderTask
+{
+public:
+    ~QSimbaLeaderTask();
+    QSimbaLeaderTask(const QSimbaLeaderTask &) = delete;
+    QSimbaLeaderTask &operator=(const QSimbaLeaderTask &) = delete;
+
+    QSimbaElection *election() const;
+    //! Completes on the callback executor after the handover. Idempotent.
+    [[nodiscard]] QFuture<void> stop();
+    //! stop() and waits — except inside a callback or leader work. Idempotent.
+    void close();
+
+private:
+    friend class QSimbaElection;
+    friend struct QSimbaElectionTasks;
+    QSimbaLeaderTask(QSimbaElection *election, std::unique_ptr<QSimbaTaskStopper> stopper);
+    QSimbaElection *m_election;
+    std::unique_ptr<QSimbaTaskStopper> m_stopper;
+};

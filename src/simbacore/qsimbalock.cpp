@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "qsimbalock.h"
+
+#include "qsimba_p.h"
+#include "qsimbaerror.h"
+
+#include <QtCore/QFutureWatcher>
+#include <QtCore/QWaitCondition>
+
+/*!
+    \class QSimbaLock
+    \brief A distributed lock whose term is the credential (see the seeds' "Locks").
+*/
+
+using namespace QSimbaEngine;
+using Answer = QSimbaLink::Answer;
+
+class QSimbaLockPrivate
+{
+public:
+    QSimba *client = nullptr;
+    QSimbaLeaseName name;
+
+    QSimbaLink &link() const { return *client->d_func()->link; }
+    std::shared_ptr<QSimbaLink> linkPtr() const { return client->d_func()->link; }
+
+    QSimbaLockTerm makeTerm(const TermPtr &term) const
+    {
+        auto d = std::make_shared<QSimbaLockTermPrivate>();
+        d->term = QSimbaTerm(term);
+        d->link = linkPtr();
+        return QSimbaLockTerm(d);
+    }
+
+    std::exception_ptr failure(Failure f, std::chrono::nanoseconds timeout) const
+    {
+        switch (f) {
+        case Failure::Timeout:
+            return std::make_exception_ptr(QSimbaLockTimeoutError(name.toString(), timeout));
+        case Failure::Closed:
+            return std::make_exception_ptr(
+                QSimbaIllegalStateError(QStringLiteral("lock \"%1\": the QSimba client is closed").arg(name.toString())));
+        case Failure::Busy:
+            return std::make_exception_ptr(QSimbaIllegalStateError(
+                QStringLiteral("lock \"%1\": the lease is used by an election of this client").arg(name.toString())));
+        case Failure::None:
+            break;
+        }
+        return nullptr;
+    }
+
+    //! One blocking attempt: the term, or nullptr (tryOnce: none), or throws.
+    TermPtr attempt(std::chrono::nanoseconds timeout, bool tryOnce, std::chrono::nanoseconds reported) const;
+    //! Cancels the future's attempt when the future is cancelled.
+    template<typename T>
+    void watchCancel(const QFuture<T> &future, quint64 id) const;
+};
+
+QSimbaLock::QSimbaLock(QSimba *client, const QSimbaLeaseName &name) : QObject(client), d_ptr(new QSimbaLockPrivate)
+{
+    d_ptr->client = client;
+    d_ptr->name = name;
+}
+
+QSimbaLock::~QSimbaLock() = default;
+
+QSimbaLeaseName QSimbaLock::name() const { return d_func()->name; }
+
+TermPtr QSimbaLockPrivate::attempt(std::chrono::nanoseconds timeout, bool tryOnce,
+                                   std::chrono::nanoseconds reported) const
+{
+    struct Shared
+    {
+        QMutex mutex;
+        QWaitCondition done;
+        bool answered = false;
+        TermPtr term;
+        Failure failure = Failure::None;
+    };
+    auto shared = std::make_shared<Shared>();
+    auto &l = link();
+    const quint64 id = l.add([shared](const TermPtr &term, Failure failure) {
+        QMutexLocker lock(&shared->mutex);
+        shared->answered = true;
+        shared->term = term;
+        shared->failure = failure;
+        shared->done.wakeAll();
+        return Answer::Accepted;
+    }, /*direct=*/true);
+    const auto n = name;
+    l.post([n, id, timeout, tryOnce](Core &core, Nanos now) { core.acquireLock(now, n, id, timeout, tryOnce); });
+    QMutexLocker lock(&shared->mutex);
+    while (!shared->answered) {
+        shared->done.wait(&shared->mutex, QDeadlineTimer(std::chrono::milliseconds(50)));
+        if (!shared->answered && QThread::currentThread()->isInterruptionRequested()) {
+            l.post([n, id](Core &core, Nanos now) { core.cancelLock(now, n, id); });
+            if (l.cancel(id))
+                throw QSimbaInterruptedError(QStringLiteral("acquire of lock \"%1\" interrupted").arg(n.toString()));
+            // Answered meanwhile: a term won is released by its handle going away.
+            while (!shared->answered)
+                shared->done.wait(&shared->mutex);
+            if (shared->term)
+                makeTerm(shared->term).close();
+            throw QSimbaInterruptedError(QStringLiteral("acquire of lock \"%1\" interrupted").arg(n.toString()));
+        }
+    }
+    if (auto error = failure(shared->failure, reported))
+        std::rethrow_exception(error);
+    return shared->term;
+}
+
+QSimbaLockTerm QSimbaLock::acquire(std::chrono::nanoseconds timeout)
+{
+    Q_D(QSimbaLock);
+    if (timeout.count() < 0)
+        throw QSimbaInvalidArgumentError(QStringLiteral("acquire of lock \"%1\": the timeout must not be negative")
+                                             .arg(d->name.toString()));
+    auto &l = d->link();
+    if (l.runtime->isEngineThread())
+        throw QSimbaIllegalStateError(QStringLiteral("acquire of lock \"%1\" on the engine loop would deadlock")
+                                          .arg(d->name.toString()));
+    if (l.shutDown || d->client->isClosed())
+        std::rethrow_exception(d->failure(Failure::Closed, timeout));
+    const Nanos start = l.ticker->now();
+    const Nanos deadline = timeout >= Nanos::max() - start ? Nanos::max() : start + timeout;
+    for (;;) {
+        const Nanos left = std::max(Nanos(0), deadline - l.ticker->now());
+        const TermPtr term = d->attempt(left, false, timeout);
+        if (term && term->isValid())
+            return d->makeTerm(term);
+        // The term ended right after it was won: keep waiting for the next one.
+        if (l.ticker->now() >= deadline)
+            throw QSimbaLockTimeoutError(d->name.toString(), timeout);
+    }
+}
+
+std::optional<QSimbaLockTerm> QSimbaLock::tryAcquire()
+{
+    Q_D(QSimbaLock);
+    auto &l = d->link();
+    if (l.runtime->isEngineThread())
+        throw QSimbaIllegalStateError(QStringLiteral("tryAcquire of lock \"%1\" on the engine loop would deadlock")
+                                          .arg(d->name.toString()));
+    if (l.shutDown || d->client->isClosed())
+        std::rethrow_exception(d->failure(Failure::Closed, {}));
+    const TermPtr term = d->attempt(l.config.leaseDuration(), true, {});
+    if (term && term->isValid())
+        return d->makeTerm(term);
+    return std::nullopt;
+}
+
+template<typename T>
+void QSimbaLockPrivate::watchCancel(const QFuture<T> &future, quint64 id) const
+{
+    auto *watcher = new QFutureWatcher<void>(client);
+    const auto n = name;
+    auto link = linkPtr();
+    QObject::connect(watcher, &QFutureWatcher<void>::canceled, watcher, [link, n, id] {
+        link->post([n, id](Core &core, Nanos now) { core.cancelLock(now, n, id); });
+    });
+    QObject::connect(watcher, &QFutureWatcher<void>::finished, watcher, &QObject::deleteLater);
+    watcher->setFuture(QFuture<void>(future));
+}
+
+QFuture<QSimbaLockTerm> QSimbaLock::acquireAsync(std::chrono::nanoseconds timeout)
+{
+    Q_D(QSimbaLock);
+    auto promise = std::make_shared<QPromise<QSimbaLockTerm>>();
+    auto future = promise->future();
+    promise->start();
+    if (timeout.count() < 0) {
+        promise->setException(QSimbaInvalidArgumentError(
+            QStringLiteral("acquireAsync of lock \"%1\": the timeout must not be negative").arg(d->name.toString())));
+        promise->finish();
+        return future;
+    }
+    auto &l = d->link();
+    if (l.shutDown || d->client->isClosed()) {
+        promise->setException(d->failure(Failure::Closed, timeout));
+        promise->finish();
+        return future;
+    }
+    const quint64 id = l.add([d, promise, timeout](const TermPtr &term, Failure failure) {
+        if (promise->isCanceled()) {
+            promise->finish();
+            return term ? Answer::Drop : Answer::Accepted; // a term won is released
+        }
+        if (!term) {
+            promise->setException(d->failure(failure == Failure::None ? Failure::Closed : failure, timeout));
+            promise->finish();
+            return Answer::Accepted;
+        }
+        if (!term->isValid())
+            return Answer::Keep; // ended before it could be handed over: keep contending
+        promise->addResult(d->makeTerm(term));
+        promise->finish();
+        return Answer::Accepted;
+    }, false);
+    const auto n = d->name;
+    l.post([n, id, timeout](Core &core, Nanos now) { core.acquireLock(now, n, id, timeout, false); });
+    d->watchCancel(future, id);
+    return future;
+}
+
+QFuture<std::optional<QSimbaLockTerm>> QSimbaLock::tryAcquireAsync()
+{
+    Q_D(QSimbaLock);
+    auto promise = std::make_shared<QPromise<std::optional<QSimbaLockTerm>>>();
+    auto future = promise->future();
+    promise->start();
+    auto &l = d->link();
+    if (l.shutDown || d->client->isClosed()) {
+        promise->setException(d->failure(Failure::Closed, {}));
+        promise->finish();
+        return future;
+    }
+    const quint64 id = l.add([d, promise](const TermPtr &term, Failure failure) {
+        if (promise->isCanceled()) {
+            promise->finish();
+            return term ? Answer::Drop : Answer::Accepted;
+        }
+        if (failure != Failure::None) {
+            promise->setException(d->failure(failure, {}));
+            promise->finish();
+            return Answer::Accepted;
+        }
+        if (term && term->isValid())
+            promise->addResult(std::optional<QSimbaLockTerm>(d->makeTerm(term)));
+        else
+            promise->addResult(std::optional<QSimbaLockTerm>());
+        promise->finish();
+        return Answer::Accepted;
+    }, false);
+    const auto n = d->name;
+    const Nanos lease = l.config.leaseDuration();
+    l.post([n, id, lease](Core &core, Nanos now) { core.acquireLock(now, n, id, lease, true); });
+    d->watchCancel(future, id);
+    return future;
+}

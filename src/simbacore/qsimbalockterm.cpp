@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "qsimbalockterm.h"
+
+#include "qsimba_p.h"
+#include "qsimbalogging_p.h"
+
+/*!
+    \class QSimbaLockTerm
+    \brief A held lock: its term (the fencing token) and the release of its lease.
+
+    Early loss (the session's deadline passed, the backend expired the session, another
+    session took the lease) ends the term before you close it: isValid() turns false,
+    revoked() completes, ensureValid() throws, and the lock is never re-acquired behind
+    your back; closing it afterwards is a harmless no-op.
+*/
+
+using namespace QSimbaEngine;
+
+QSimbaLockTerm::QSimbaLockTerm() = default;
+QSimbaLockTerm::QSimbaLockTerm(std::shared_ptr<QSimbaLockTermPrivate> dd) : d(std::move(dd)) {}
+QSimbaLockTerm::QSimbaLockTerm(QSimbaLockTerm &&other) noexcept = default;
+
+QSimbaLockTerm &QSimbaLockTerm::operator=(QSimbaLockTerm &&other) noexcept
+{
+    if (this != &other) {
+        QSimbaLockTerm old(std::move(*this)); // releases what this held
+        d = std::move(other.d);
+    }
+    return *this;
+}
+
+QSimbaLockTerm::~QSimbaLockTerm()
+{
+    if (!d)
+        return;
+    try {
+        close();
+    } catch (const std::exception &e) {
+        qCWarning(lcSimbaElection) << "releasing lock" << d->term.name() << "failed:" << e.what();
+    }
+}
+
+QSimbaTerm QSimbaLockTerm::term() const
+{
+    return d ? d->term : QSimbaTerm();
+}
+
+QFuture<void> QSimbaLockTerm::releaseAsync()
+{
+    if (!d)
+        return QtFuture::makeReadyFuture();
+    QMutexLocker lock(&d->mutex);
+    if (!d->releasing) {
+        d->releasing = true;
+        auto link = d->link.lock();
+        if (!link || link->shutDown) {
+            d->released = d->releasedDirect = QtFuture::makeReadyFuture();
+        } else {
+            auto [asyncId, asyncFuture] = link->newPromise();
+            auto [directId, directFuture] = link->newPromise(/*direct=*/true);
+            d->released = asyncFuture;
+            d->releasedDirect = directFuture;
+            const auto name = d->term.name();
+            const qint64 token = d->term.token();
+            link->post([name, token, asyncId, directId](Core &core, Nanos now) {
+                core.releaseLock(now, name, token, asyncId);
+                core.releaseLock(now, name, token, directId);
+            });
+        }
+    }
+    return d->released;
+}
+
+void QSimbaLockTerm::close()
+{
+    if (!d)
+        return;
+    (void)releaseAsync();
+    QFuture<void> direct;
+    {
+        QMutexLocker lock(&d->mutex);
+        direct = d->releasedDirect;
+    }
+    if (direct.isFinished())
+        return;
+    auto link = d->link.lock();
+    if (!link || QSimbaPrivate::insideCallback() || link->runtime->isEngineThread())
+        return;
+    direct.waitForFinished();
+}

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "qsimbacore_export.h"
+#include "qsimbagrouptask.h"
+#include "qsimbaschedule.h"
+#include "qsimbaterm.h"
+
+#include <QtCore/QObject>
+
+#include <functional>
+#include <memory>
+
+class QSimba;
+
+/*
+ * A partition group: `partitions` partitions spread over the live members of the group,
+ * each on exactly one node at a time. Partition p is the lease "{name}.{p}"; a node contends
+ * only for the partitions rendezvous hashing assigns to it (QSimbaPartitionAssignment).
+ * Every member must use the same number of partitions. Owned by the client; thread-affine.
+ */
+class QSIMBACORE_EXPORT QSimbaPartitionGroup : public QObject
+{
+    Q_OBJECT
+    Q_PROPERTY(QString name READ name CONSTANT)
+    Q_PROPERTY(int partitions READ partitions CONSTANT)
+
+public:
+    using Work = std::function<void(const QSimbaTerm &term, int partition)>;
+
+    ~QSimbaPartitionGroup() override;
+    QString name() const { return m_name; }
+    int partitions() const { return m_partitions; }
+
+    //! Joins the group and runs \a work once per term of each partition assigned here, on a
+    //! thread of its own. Throws QSimbaIllegalStateError when a task already runs.
+    [[nodiscard]] std::unique_ptr<QSimbaGroupTask> runWhileLeader(Work work);
+    //! The same, running \a work on \a schedule while each partition's term lasts.
+    [[nodiscard]] std::unique_ptr<QSimbaGroupTask> schedule(const QSimbaSchedule &schedule, Work work);
+
+private:
+    friend class QSimba;
+    friend class QSimbaGroupTask;
+    QSimbaPartitionGroup(QSimba *client, const QString &name, int partitions);
+    std::unique_ptr<QSimbaGroupTask> start(Work work, std::optional<QSimbaSchedule> schedule);
+    QSimba *m_client;
+    QString m_name;
+    int m_partitions;
+    bool m_running = false;
+};

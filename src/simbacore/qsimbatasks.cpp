@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: Apache-2.0
+// Leader tasks and group tasks: RAII handles whose stop() is a handover.
+#include "qsimbagrouptask.h"
+#include "qsimbaleadertask.h"
+#include "qsimbapartitiongroup.h"
+
+#include "qsimba_p.h"
+#include "qsimbaerror.h"
+#include "qsimbalogging_p.h"
+
+using namespace QSimbaEngine;
+
+/*
+ * Stops a task once: \a stop is given two promises, one completed on the callback executor
+ * (stop()'s future) and one on the engine thread (what close() waits for).
+ */
+class QSimbaTaskStopper
+{
+public:
+    using Stop = std::function<void(Core &, Nanos, quint64 promise)>;
+    QSimbaTaskStopper(std::weak_ptr<QSimbaLink> link, Stop stop, std::function<void()> onStop)
+        : m_link(std::move(link)), m_stop(std::move(stop)), m_onStop(std::move(onStop)) {}
+
+    QFuture<void> stop()
+    {
+        if (m_stopped)
+            return m_future;
+        m_stopped = true;
+        if (m_onStop)
+            m_onStop();
+        auto link = m_link.lock();
+        if (!link || link->shutDown) {
+            m_future = m_direct = QtFuture::makeReadyFuture();
+            return m_future;
+        }
+        auto [asyncId, asyncFuture] = link->newPromise();
+        auto [directId, directFuture] = link->newPromise(/*direct=*/true);
+        m_future = asyncFuture;
+        m_direct = directFuture;
+        link->post([stop = m_stop, asyncId, directId](Core &core, Nanos now) {
+            stop(core, now, asyncId);
+            stop(core, now, directId);
+        });
+        return m_future;
+    }
+
+    void close()
+    {
+        (void)stop();
+        auto link = m_link.lock();
+        if (!link || m_direct.isFinished() || QSimbaPrivate::insideCallback() || link->runtime->isEngineThread())
+            return;
+        m_direct.waitForFinished();
+    }
+
+    std::shared_ptr<QSimbaLink> link() const { return m_link.lock(); }
+
+private:
+    std::weak_ptr<QSimbaLink> m_link;
+    Stop m_stop;
+    std::function<void()> m_onStop;
+    bool m_stopped = false;
+    QFuture<void> m_future, m_direct;
+};
+
+static void closeQuietly(QSimbaTaskStopper &stopper, const char *what)
+{
+    try {
+        stopper.close();
+    } catch (const std::exception &e) {
+        qCWarning(lcSimbaElection) << "closing" << what << "failed:" << e.what();
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+
+/*!
+    \class QSimbaLeaderTask
+    \brief Leader work bound to an election; RAII.
+*/
+QSimbaLeaderTask::QSimbaLeaderTask(QSimbaElection *election, std::unique_ptr<QSimbaTaskStopper> stopper)
+    : m_election(election), m_stopper(std::move(stopper))
+{
+}
+
+QSimbaLeaderTask::~QSimbaLeaderTask()
+{
+    closeQuietly(*m_stopper, "a leader task");
+}
+
+QSimbaElection *QSimbaLeaderTask::election() const { return m_election; }
+QFuture<void> QSimbaLeaderTask::stop() { return m_stopper->stop(); }
+void QSimbaLeaderTask::close() { m_stopper->close(); }
+
+std::unique_ptr<QSimbaLeaderTask> QSimbaElectionTasks::start(QSimbaElection *election, QSimbaLink::Work work,
+                                                              std::optional<QSimbaSchedule> schedule)
+{
+    auto *ed = election->d_func();
+    auto *cd = ed->client->d_func();
+    cd->ensureOpen("QSimbaElection::runWhileLeader");
+    if (ed->started)
+        throw QSimbaIllegalStateError(QStringLiteral("election \"%1\" is already started").arg(ed->name.toString()));
+    if (!work)
+        throw QSimbaInvalidArgumentError(QStringLiteral("runWhileLeader of \"%1\": the work is empty").arg(ed->name.toString()));
+    auto link = cd->link;
+    const auto name = ed->name;
+    {
+        QMutexLocker lock(&link->worksMutex);
+        link->works.insert(name, {std::move(work), schedule});
+    }
+    ed->started = true;
+    link->post([name](Core &core, Nanos now) { core.startElection(now, name, Kind::Election, false, /*withWork=*/true); });
+    Q_EMIT election->startedChanged(true);
+    QPointer<QSimbaElection> guard(election);
+    auto stopper = std::make_unique<QSimbaTaskStopper>(
+        link, [name](Core &core, Nanos now, quint64 promise) { core.stopElection(now, name, promise); },
+        [guard, link, name] {
+            {
+                QMutexLocker lock(&link->worksMutex);
+                link->works.remove(name);
+            }
+            if (guard && guard->d_func()->started) {
+                guard->d_func()->started = false;
+                Q_EMIT guard->startedChanged(false);
+            }
+        });
+    return std::unique_ptr<QSimbaLeaderTask>(new QSimbaLeaderTask(election, std::move(stopper)));
+}
+
+// ---------------------------------------------------------------------------------------
+
+/*!
+    \class QSimbaPartitionGroup
+    \brief Partitions spread over the live members of a group.
+*/
+QSimbaPartitionGroup::QSimbaPartitionGroup(QSimba *client, const QString &name, int partitions)
+    : QObject(client), m_client(client), m_name(name), m_partitions(partitions)
+{
+}
+
+QSimbaPartitionGroup::~QSimbaPartitionGroup() = default;
+
+std::unique_ptr<QSimbaGroupTask> QSimbaPartitionGroup::runWhileLeader(Work work)
+{
+    return start(std::move(work), std::nullopt);
+}
+
+std::unique_ptr<QSimbaGroupTask> QSimbaPartitionGroup::schedule(const QSimbaSchedule &schedule, Work work)
+{
+    return start(std::move(work), schedule);
+}
+
+std::unique_ptr<QSimbaGroupTask> QSimbaPartitionGroup::start(Work work, std::optional<QSimbaSchedule> schedule)
+{
+    auto *cd = m_client->d_func();
+    cd->ensureOpen("QSimbaPartitionGroup::runWhileLeader");
+    if (m_running)
+        throw QSimbaIllegalStateError(QStringLiteral("group \"%1\" already runs a task").arg(m_name));
+    if (!work)
+        throw QSimbaInvalidArgumentError(QStringLiteral("group \"%1\": the work is empty").arg(m_name));
+    auto link = cd->link;
+    const QString group = m_name;
+    const int partitions = m_partitions;
+    {
+        QMutexLocker lock(&link->worksMutex);
+        link->groupWorks.insert(group, {std::move(work), schedule});
+    }
+    m_running = true;
+    link->post([group, partitions](Core &core, Nanos now) { core.startGroup(now, group, partitions); });
+    QPointer<QSimbaPartitionGroup> guard(this);
+    auto stopper = std::make_unique<QSimbaTaskStopper>(
+        link, [group](Core &core, Nanos now, quint64 promise) { core.stopGroup(now, group, promise); },
+        [guard, link, group] {
+            {
+                QMutexLocker lock(&link->worksMutex);
+                link->groupWorks.remove(group);
+            }
+            if (guard)
+                guard->m_running = false;
+        });
+    return std::unique_ptr<QSimbaGroupTask>(new QSimbaGroupTask(this, std::move(stopper)));
+}
+
+/*!
+    \class QSimbaGroupTask
+    \brief Partition work of a group on this node; RAII.
+*/
+QSimbaGroupTask::QSimbaGroupTask(QSimbaPartitionGroup *group, std::unique_ptr<QSimbaTaskStopper> stopper)
+    : m_group(group), m_stopper(std::move(stopper))
+{
+}
+
+QSimbaGroupTask::~QSimbaGroupTask()
+{
+    closeQuietly(*m_stopper, "a group task");
+}
+
+QSimbaPartitionGroup *QSimbaGroupTask::group() const { return m_group; }
+
+QSet<int> QSimbaGroupTask::partitions() const
+{
+    auto link = m_stopper->link();
+    if (!link || link->shutDown)
+        return {};
+    QSet<int> result;
+    const QString name = m_group->name();
+    link->runtime->runBlocking([&](Core &core, Nanos) { result = core.groupPartitions(name); });
+    return result;
+}
+
+QFuture<void> QSimbaGroupTask::stop() { return m_stopper->stop(); }
+void QSimbaGroupTask::close() { m_stopper->close(); }

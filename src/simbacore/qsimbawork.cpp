@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// Leader work: one thread per term, interrupted when the term ends (DESIGN.md §5).
+#include "qsimba_p.h"
+#include "qsimbaerror.h"
+#include "qsimbalogging_p.h"
+
+#include <QtCore/QDeadlineTimer>
+#include <QtCore/QWaitCondition>
+
+using namespace QSimbaEngine;
+using Outcome = QSimbaEvent::WorkOutcome;
+
+namespace {
+
+// Wakes a schedule's waits when its term ends.
+struct WorkState
+{
+    QMutex mutex;
+    QWaitCondition wake;
+    bool over = false;
+};
+
+//! Waits until \a due on \a ticker; false once the term is over or the thread interrupted.
+bool waitUntil(WorkState &state, const QSimbaTicker &ticker, bool systemTicker, Nanos due)
+{
+    QMutexLocker lock(&state.mutex);
+    for (;;) {
+        if (state.over || QThread::currentThread()->isInterruptionRequested())
+            return false;
+        const Nanos left = due - ticker.now();
+        if (left <= Nanos(0))
+            return true;
+        // A fake ticker moves without telling anyone: look at it often.
+        const Nanos slice = systemTicker ? left : std::min(left, Nanos(std::chrono::milliseconds(5)));
+        state.wake.wait(&state.mutex, QDeadlineTimer(slice));
+    }
+}
+
+QString describeException(std::exception_ptr error)
+{
+    try {
+        std::rethrow_exception(error);
+    } catch (const std::exception &e) {
+        return QString::fromLocal8Bit(e.what());
+    } catch (...) {
+        return QStringLiteral("a non-standard exception");
+    }
+}
+
+} // namespace
+
+void QSimbaLink::startWork(const TermPtr &term, Work work, std::optional<QSimbaSchedule> schedule)
+{
+    auto state = std::make_shared<WorkState>();
+    auto self = shared_from_this();
+    auto body = [self, term, work = std::move(work), schedule, state] {
+        QSimbaPrivate::CallbackScope scope; // blocking QSimba calls do not wait here
+        const QSimbaTerm handle(term);
+        Outcome outcome = Outcome::Completed;
+        QString error;
+        bool outOfMemory = false;
+        try {
+            if (!schedule) {
+                work(handle);
+            } else {
+                const bool system = self->ticker == QSimbaTicker::system();
+                Nanos due = self->ticker->now() + schedule->initialDelay();
+                while (waitUntil(*state, *self->ticker, system, due)) {
+                    handle.ensureValid();
+                    try {
+                        work(handle);
+                    } catch (const std::bad_alloc &) {
+                        throw;
+                    } catch (...) {
+                        if (!handle.isValid())
+                            throw;
+                        // A failed run is published and the loop goes on.
+                        const QString what = describeException(std::current_exception());
+                        qCInfo(lcSimbaElection) << "scheduled run of" << term->name << "failed:" << what;
+                        self->post([term, what](Core &core, Nanos now) {
+                            core.workFinished(now, term, Outcome::Failed, what, /*exited=*/false);
+                        });
+                    }
+                    due = schedule->nextStart(due, self->ticker->now());
+                }
+            }
+        } catch (const std::bad_alloc &) {
+            // The analogue of a VirtualMachineError: end the work, step down for one lease.
+            outOfMemory = true;
+            outcome = Outcome::Failed;
+            error = QStringLiteral("out of memory");
+        } catch (...) {
+            error = describeException(std::current_exception());
+            outcome = handle.isValid() ? Outcome::Failed : Outcome::Cancelled;
+        }
+        if (!error.isEmpty())
+            qCInfo(lcSimbaElection) << "leader work of" << term->name << "ended:" << error;
+        if (outOfMemory) {
+            const Nanos lease = self->config.leaseDuration();
+            self->post([name = term->name, lease](Core &core, Nanos now) { core.stepDown(now, name, lease, 0); });
+        }
+        self->post([term, outcome, error](Core &core, Nanos now) { core.workFinished(now, term, outcome, error); });
+    };
+    std::shared_ptr<QThread> thread(QThread::create(std::move(body)));
+    thread->setObjectName(QStringLiteral("simba-work:") + term->name.toString());
+    std::weak_ptr<QThread> weakThread = thread;
+    {
+        QMutexLocker lock(&worksMutex);
+        m_threads.removeIf([](const std::shared_ptr<QThread> &t) { return t->isFinished(); });
+        m_threads.append(thread);
+    }
+    thread->start();
+    // The end of the term interrupts the work.
+    QSimbaTerm(term).revoked().then(QtFuture::Launch::Sync, [state, weakThread](QFuture<QSimbaTerm::RevokeReason>) {
+        {
+            QMutexLocker lock(&state->mutex);
+            state->over = true;
+            state->wake.wakeAll();
+        }
+        if (auto t = weakThread.lock())
+            t->requestInterruption();
+    });
+}
+
+void QSimbaLink::waitForWork(std::chrono::milliseconds timeout)
+{
+    QList<std::shared_ptr<QThread>> threads;
+    {
+        QMutexLocker lock(&worksMutex);
+        threads.swap(m_threads);
+    }
+    QDeadlineTimer deadline(timeout);
+    for (auto &t : threads) {
+        t->requestInterruption();
+        if (!t->wait(deadline)) {
+            // Work that ignores interruption cannot be stopped: leave its thread to finish
+            // on its own rather than destroy it running.
+            qCWarning(lcSimbaElection) << "leader work" << t->objectName() << "still runs after the client closed";
+            static QMutex abandonedMutex;
+            static QList<std::shared_ptr<QThread>> abandoned;
+            QMutexLocker lock(&abandonedMutex);
+            abandoned.append(t);
+        }
+    }
+}
