@@ -200,8 +200,8 @@ QSimbaRedisLeaseBackend::Options QSimbaRedisLeaseBackend::parseUrl(const QUrl &u
                                                       : shown.toString(),
                                                   why));
     };
-    if (!url.isValid())
-        bad(url.errorString());
+    if (!url.isValid()) // only the reason: the rest of QUrl's message quotes the password
+        bad(url.errorString().section(QLatin1Char(';'), 0, 0));
     if (url.scheme() != QLatin1String("redis"))
         bad(QStringLiteral("the scheme must be \"redis\", got \"%1\"").arg(url.scheme()));
     if (url.host().isEmpty())

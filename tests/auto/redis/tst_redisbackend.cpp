@@ -212,6 +212,8 @@ void tst_RedisBackend::rejectsBadUrls_data()
     QTest::newRow("empty prefix") << S("redis://h?prefix=") << S("prefix must be");
     QTest::newRow("fragment") << S("redis://h#x") << S("fragment");
     QTest::newRow("password redacted") << S("redis://alice:topsecret@h?bogus=1") << S("alice:***@h");
+    QTest::newRow("malformed") << S("redis://alice:topsecret@h:99999") << S("invalid Redis URL");
+    QTest::newRow("empty") << S("") << S("invalid Redis URL");
 }
 
 void tst_RedisBackend::rejectsBadUrls()
