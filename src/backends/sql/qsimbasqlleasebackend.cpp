@@ -34,6 +34,12 @@
     The connection is opened lazily on the first call and used only on that call's thread.
     A failed call closes it; the next call reopens it (and retries once, when a connection
     that was open before turns out to be lost).
+
+    Every SPI call runs on the calling thread and blocks until the database answered: each
+    statement at most the statement timeout, connecting at most the connect timeout. Failures
+    of the database throw QSimbaBackendError naming describe() and the cause; bad input
+    throws QSimbaInvalidArgumentError; a call from another thread throws
+    QSimbaIllegalStateError.
 */
 
 using namespace std::chrono;

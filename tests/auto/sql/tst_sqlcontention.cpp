@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Several processes contend for one lease through the SPI, on one SQLite file and on one
-// PostgreSQL database: no two processes' terms overlap in time, and tokens strictly
-// increase in time order.
+// Several processes contend for one lease through the SPI, on one SQLite file, one
+// PostgreSQL and one MariaDB database: no two processes' terms overlap in time, and tokens
+// strictly increase in time order.
+#include "mariadbserver.h"
 #include "postgresserver.h"
 
 #include <QtCore/QProcess>
@@ -14,6 +15,7 @@ class tst_SqlContention : public QObject
     Q_OBJECT
 
     PostgresServer m_postgres;
+    MariaDbServer m_mariadb;
     QTemporaryDir m_dir;
 
     struct Term
@@ -80,10 +82,12 @@ private Q_SLOTS:
     {
         QVERIFY2(m_dir.isValid(), qPrintable(m_dir.errorString()));
         QVERIFY2(m_postgres.start(), qPrintable(m_postgres.errorString()));
+        QVERIFY2(m_mariadb.start(), qPrintable(m_mariadb.errorString()));
     }
 
     void sqliteFile() { contend(QUrl(QStringLiteral("sqlite://") + m_dir.filePath(QStringLiteral("contention.db")))); }
     void postgres() { contend(m_postgres.url()); }
+    void mariadb() { contend(m_mariadb.url()); }
 };
 
 QTEST_GUILESS_MAIN(tst_SqlContention)
