@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+// Two QSimba clients electing a leader through a real redis-server: a released lease
+// reaches the waiting client through its hint, and a restart of Redis without persistence
+// never leaves two valid terms, with tokens still increasing.
+#include "qsimba.h"
+#include "qsimbaerror.h"
+#include "qsimbaredisleasebackend.h"
+#include "redisserver.h"
+
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QTimer>
+#include <QtTest/QTest>
+
+using namespace std::chrono_literals;
+
+class tst_RedisClient : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void handoverAndRestartKeepOneValidTerm();
+
+private:
+    std::unique_ptr<QSimba> client();
+    void watch(QSimbaElection *election, const QString &who);
+    //! How many of the terms handed out so far are valid now.
+    int validTerms() const;
+
+    RedisServer m_server;
+    // Leases of 600 ms (renew 200 ms): the Redis store waits one maxLease after a restart.
+    QSimbaConfig m_config = QSimbaConfig::builder().leaseDuration(600ms).build();
+    QList<std::pair<QString, QSimbaTerm>> m_terms;
+    int m_overlaps = 0;
+};
+
+void tst_RedisClient::initTestCase()
+{
+    if (!m_server.start())
+        QFAIL(qPrintable(m_server.errorString()));
+}
+
+std::unique_ptr<QSimba> tst_RedisClient::client()
+{
+    QSimbaRedisLeaseBackend::Options o;
+    o.port = m_server.port();
+    o.maxLease = 600ms;
+    o.connectTimeout = o.commandTimeout = 150ms;
+    return QSimba::builder().backend(std::make_unique<QSimbaRedisLeaseBackend>(o)).config(m_config).build();
+}
+
+int tst_RedisClient::validTerms() const
+{
+    const int n = int(std::count_if(m_terms.cbegin(), m_terms.cend(), [](const auto &t) { return t.second.isValid(); }));
+    if (n > 1)
+        for (const auto &[who, term] : m_terms)
+            qWarning("%s: token %lld, valid %d, %lld ms left", qPrintable(who), term.token(), term.isValid(),
+                     qint64(std::chrono::duration_cast<std::chrono::milliseconds>(term.remaining()).count()));
+    return n;
+}
+
+void tst_RedisClient::watch(QSimbaElection *election, const QString &who)
+{
+    connect(election, &QSimbaElection::elected, this, [this, who](const QSimbaTerm &term) {
+        m_terms.append({who, term});
+        if (validTerms() > 1)
+            ++m_overlaps;
+    });
+}
+
+void tst_RedisClient::handoverAndRestartKeepOneValidTerm()
+{
+    auto a = client(), b = client();
+    auto *ea = a->election(QStringLiteral("leader"));
+    auto *eb = b->election(QStringLiteral("leader"));
+    watch(ea, QStringLiteral("a"));
+    watch(eb, QStringLiteral("b"));
+    // Checks continuously (every 2 ms) that at most one term is valid.
+    QTimer monitor;
+    connect(&monitor, &QTimer::timeout, this, [this] {
+        if (validTerms() > 1)
+            ++m_overlaps;
+    });
+    monitor.start(2);
+
+    ea->start();
+    QTRY_COMPARE_WITH_TIMEOUT(ea->status(), QSimbaElection::Status::Leader, 5000);
+    eb->start();
+    QTRY_COMPARE(eb->status(), QSimbaElection::Status::Candidate);
+    const qint64 ta = ea->currentTerm().token();
+
+    // Handover: b is told by the Released hint, long before its next poll.
+    QElapsedTimer timer;
+    qint64 handover = -1;
+    connect(eb, &QSimbaElection::elected, this, [&] {
+        if (handover < 0)
+            handover = timer.elapsed();
+    });
+    timer.start();
+    auto stopped = ea->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(handover >= 0, 2000);
+    QCOMPARE(eb->status(), QSimbaElection::Status::Leader);
+    qInfo("stop() -> other client elected: %lld ms (renew interval 200 ms)", handover);
+    QVERIFY2(handover < 200, "the Released hint should beat the next poll");
+    QTRY_VERIFY(stopped.isFinished());
+    const qint64 tb = eb->currentTerm().token();
+    QVERIFY2(tb > ta, qPrintable(QStringLiteral("%1 after %2").arg(tb).arg(ta)));
+
+    // Redis restarts without persistence: b's term must end before anyone is granted again,
+    // however soon a candidate asks (a new client contends right after the restart).
+    const int termsBefore = int(m_terms.size());
+    if (!m_server.restart())
+        QFAIL(qPrintable(m_server.errorString()));
+    auto c = client();
+    auto *ec = c->election(QStringLiteral("leader"));
+    watch(ec, QStringLiteral("c"));
+    ec->start();
+    QTRY_VERIFY_WITH_TIMEOUT(m_terms.size() > termsBefore && m_terms.constLast().second.isValid(), 10000);
+    const qint64 tc = m_terms.constLast().second.token();
+    QVERIFY2(tc > tb, qPrintable(QStringLiteral("%1 after %2").arg(tc).arg(tb)));
+    QCOMPARE(m_overlaps, 0);
+
+    monitor.stop();
+    auto stopB = eb->stop(), stopC = ec->stop();
+    QTRY_VERIFY(stopB.isFinished() && stopC.isFinished());
+    QCOMPARE(m_overlaps, 0);
+}
+
+QTEST_GUILESS_MAIN(tst_RedisClient)
+#include "tst_redisclient.moc"
