@@ -18,13 +18,6 @@ QSet<QString> toSet(const String_vector *children)
             set.insert(QString::fromUtf8(children->data[i]));
     return set;
 }
-
-// The completion of a re-armed group watch carries the group's name.
-struct GroupContext
-{
-    QSimbaZookeeperHints *hints;
-    QString group;
-};
 } // namespace
 
 QSimbaZookeeperHints::QSimbaZookeeperHints(const QString &leasesPath, const QString &groupsPath)
@@ -117,13 +110,12 @@ void QSimbaZookeeperHints::onLeasesListed(int rc, const String_vector *children,
 
 void QSimbaZookeeperHints::listGroups(zhandle_t *zh)
 {
-    auto *context = new GroupContext{this, {}};
+    // No allocation rides on the request: zookeeper_close() may drop completions
+    // (ZOOKEEPER-3868).
     const int rc = zoo_awget_children(zh, m_groupsPath.toUtf8().constData(), onGroupsChanged, this,
-                                      onGroupsListed, context);
-    if (rc != ZOK) {
-        delete context;
+                                      onGroupsListed, this);
+    if (rc != ZOK)
         broken(rc);
-    }
 }
 
 void QSimbaZookeeperHints::onGroupsChanged(zhandle_t *zh, int type, int, const char *, void *context)
@@ -134,8 +126,7 @@ void QSimbaZookeeperHints::onGroupsChanged(zhandle_t *zh, int type, int, const c
 
 void QSimbaZookeeperHints::onGroupsListed(int rc, const String_vector *children, const void *data)
 {
-    std::unique_ptr<GroupContext> context(static_cast<GroupContext *>(const_cast<void *>(data)));
-    auto *self = context->hints;
+    auto *self = static_cast<QSimbaZookeeperHints *>(const_cast<void *>(data));
     if (rc != ZOK)
         return self->broken(rc);
     const QSet<QString> now = toSet(children);
@@ -163,13 +154,9 @@ void QSimbaZookeeperHints::onGroupsListed(int rc, const String_vector *children,
 void QSimbaZookeeperHints::listMembers(zhandle_t *zh, const QString &group)
 {
     const QString path = m_groupsPath + QLatin1Char('/') + group;
-    auto *context = new GroupContext{this, group};
-    const int rc = zoo_awget_children(zh, path.toUtf8().constData(), onMembersChanged, this, onMembersListed,
-                                      context);
-    if (rc != ZOK) {
-        delete context;
+    const int rc = zoo_awget_children(zh, path.toUtf8().constData(), onMembersChanged, this, onMembersListed, this);
+    if (rc != ZOK)
         broken(rc);
-    }
 }
 
 void QSimbaZookeeperHints::onMembersChanged(zhandle_t *zh, int type, int, const char *path, void *context)
@@ -187,7 +174,6 @@ void QSimbaZookeeperHints::onMembersChanged(zhandle_t *zh, int type, int, const 
 
 void QSimbaZookeeperHints::onMembersListed(int rc, const String_vector *, const void *data)
 {
-    std::unique_ptr<const GroupContext> context(static_cast<const GroupContext *>(data));
     if (rc != ZOK)
-        context->hints->broken(rc);
+        static_cast<QSimbaZookeeperHints *>(const_cast<void *>(data))->broken(rc);
 }

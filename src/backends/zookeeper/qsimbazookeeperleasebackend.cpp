@@ -10,6 +10,8 @@
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 
+#include <optional>
+
 /*!
     \class QSimbaZookeeperLeaseBackend
     \brief Leases in ZooKeeper, timed by ZooKeeper's own mtimes, fenced by zxids.
@@ -226,8 +228,9 @@ QSimbaZookeeperLeaseBackend::QSimbaZookeeperLeaseBackend(const Options &options)
           if (!options.basePath.startsWith(QLatin1Char('/')) || options.basePath.endsWith(QLatin1Char('/')))
               throw QSimbaInvalidArgumentError(
                   QStringLiteral("ZooKeeper options: basePath \"%1\" must start and not end with /").arg(options.basePath));
-          if (options.timeout <= 0ms || options.sessionTimeout <= 0ms)
-              throw QSimbaInvalidArgumentError(QStringLiteral("ZooKeeper options: timeouts must be positive"));
+          if (options.timeout <= 0ms || options.sessionTimeout <= 0ms || options.timeout > 24h
+              || options.sessionTimeout > 24h)
+              throw QSimbaInvalidArgumentError(QStringLiteral("ZooKeeper options: timeouts must be from 1ms to 24h"));
           if (options.acl != Acl::Open && options.digest.isEmpty())
               throw QSimbaInvalidArgumentError(QStringLiteral("ZooKeeper options: a creator ACL needs digest credentials"));
           return options;
@@ -344,10 +347,10 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaZookeeperLeaseBackend::keepAlive(const
 }
 
 /*!
-    Reads the leases, then the caller's and the holders' sessions followed by a clock write
-    (the server's now), then grants every free name or name of an expired holder in one
-    multi per name that checks the versions it decided on. A name whose multi lost a race
-    is decided again.
+    Reads the leases and the caller's session followed by a clock write (the server's now),
+    then the other holders' sessions (when there are any), then grants every free name or
+    name of an expired holder in one multi per name that checks the versions it decided on.
+    A name whose multi lost a race is decided again.
 */
 QHash<QSimbaLeaseName, QSimbaLeaseBackend::AcquireResult>
 QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSimbaLeaseName> &names)
@@ -358,26 +361,34 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
     QHash<QSimbaLeaseName, AcquireResult> results;
     QList<QSimbaLeaseName> pending(names.cbegin(), names.cend());
     for (int attempt = 0; attempt < MaxAttempts; ++attempt) {
+        // The leases, the caller's session, then the clock: now is no earlier than the reads.
         Batch leases(d->zk);
         QHash<QSimbaLeaseName, int> leaseReads;
         for (const auto &name : std::as_const(pending))
             leaseReads.insert(name, leases.get(d->leasePath(name.toString())));
+        const int ownRead = leases.get(own);
+        const int clock = leases.set(d->clockPath(), {});
         leases.wait();
+        const qint64 now = leases[clock].stat.mtime;
+        if (!SessionView::of(leases[ownRead]).isLive(now))
+            d->expired(session);
 
-        Batch sessions(d->zk);
-        const int ownRead = sessions.get(own);
+        // The other holders' sessions, when there are any. Read after now, a holder may
+        // look fresher than at now: that only keeps it live (remaining is capped at its
+        // lease), and the version checks below catch any change before a takeover.
+        std::optional<Batch> holders;
         QHash<QString, int> holderReads;
         for (const auto &name : std::as_const(pending)) {
             const auto &lease = leases[leaseReads.value(name)];
             const QString holder = QString::fromUtf8(lease.data);
-            if (lease.ok() && holder != session.toString() && !holderReads.contains(holder))
-                holderReads.insert(holder, sessions.get(d->sessionPath(holder)));
+            if (lease.ok() && holder != session.toString() && !holderReads.contains(holder)) {
+                if (!holders)
+                    holders.emplace(d->zk);
+                holderReads.insert(holder, holders->get(d->sessionPath(holder)));
+            }
         }
-        const int clock = sessions.set(d->clockPath(), {});
-        sessions.wait();
-        const qint64 now = sessions[clock].stat.mtime;
-        if (!SessionView::of(sessions[ownRead]).isLive(now))
-            d->expired(session);
+        if (holders)
+            holders->wait();
 
         Batch grants(d->zk);
         struct Grant
@@ -400,7 +411,7 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
                     results.insert(name, AcquireResult::granted(lease.stat.mzxid));
                     continue;
                 }
-                const SessionView holderView = SessionView::of(sessions[holderReads.value(holder)]);
+                const SessionView holderView = SessionView::of((*holders)[holderReads.value(holder)]);
                 if (holderView.isLive(now)) {
                     results.insert(name, AcquireResult::heldBy(sessionIdOf(holder), lease.stat.mzxid,
                                                                holderView.remaining(now)));

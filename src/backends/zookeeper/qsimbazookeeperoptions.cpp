@@ -2,6 +2,7 @@
 // QSimbaZookeeperLeaseBackend::Options: the backend URL, parsed and printed.
 #include "qsimbazookeeperleasebackend.h"
 
+#include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
 
 #include <QtCore/QRegularExpression>
@@ -29,27 +30,13 @@ QString redact(const QString &url)
     throw QSimbaInvalidArgumentError(QStringLiteral("invalid ZooKeeper URL \"%1\": %2").arg(redact(url), problem));
 }
 
-// "500ms", "10s", "2m": a positive whole number of milliseconds.
+// "500ms", "10s", "1.5s", "2m": at least 1 ms, at most a day (whole milliseconds).
 std::optional<milliseconds> parseMillis(const QString &text)
 {
-    static const QRegularExpression re(QStringLiteral("^(\\d+)(ms|s|m)$"));
-    const auto match = re.match(text);
-    if (!match.hasMatch())
+    const auto d = QSimbaDuration::parse(text);
+    if (!d || *d < 1ms || *d > hours(24))
         return std::nullopt;
-    bool ok = false;
-    const qint64 value = match.captured(1).toLongLong(&ok);
-    const QString unit = match.captured(2);
-    const qint64 scale = unit == QLatin1String("ms") ? 1 : unit == QLatin1String("s") ? 1000 : 60000;
-    if (!ok || value <= 0 || value > std::numeric_limits<int>::max() / scale)
-        return std::nullopt;
-    return milliseconds(value * scale);
-}
-
-QString formatMillis(milliseconds d)
-{
-    if (d.count() % 1000 == 0)
-        return QString::number(d.count() / 1000) + QLatin1Char('s');
-    return QString::number(d.count()) + QStringLiteral("ms");
+    return duration_cast<milliseconds>(*d);
 }
 
 QString aclName(Acl acl)
@@ -151,7 +138,7 @@ QSimbaZookeeperLeaseBackend::Options QSimbaZookeeperLeaseBackend::parseUrl(const
         if (key == QLatin1String("sessionTimeout") || key == QLatin1String("timeout")) {
             const auto d = parseMillis(value);
             if (!d)
-                invalid(url, QStringLiteral("option %1=%2 is not a positive duration such as 500ms, 10s or 1m")
+                invalid(url, QStringLiteral("option %1=%2 is not a duration from 1ms to 24h such as 500ms, 10s or 1m")
                                  .arg(key, value));
             (key == QLatin1String("timeout") ? options.timeout : options.sessionTimeout) = *d;
         } else if (key == QLatin1String("digest")) {
@@ -186,9 +173,9 @@ QString QSimbaZookeeperLeaseBackend::Options::toRedactedUrl() const
 {
     QStringList query;
     if (sessionTimeout != defaults.sessionTimeout)
-        query.append(QStringLiteral("sessionTimeout=") + formatMillis(sessionTimeout));
+        query.append(QStringLiteral("sessionTimeout=") + QSimbaDuration::format(sessionTimeout));
     if (timeout != defaults.timeout)
-        query.append(QStringLiteral("timeout=") + formatMillis(timeout));
+        query.append(QStringLiteral("timeout=") + QSimbaDuration::format(timeout));
     if (!digest.isEmpty())
         query.append(QStringLiteral("digest=") + digest.section(QLatin1Char(':'), 0, 0) + QStringLiteral(":xxxxx"));
     if (acl != (digest.isEmpty() ? Acl::Open : Acl::Creator))

@@ -25,7 +25,7 @@ private Q_SLOTS:
         QCOMPARE(o.acl, Backend::Acl::CreatorRead);
         const QString printed = o.toRedactedUrl();
         QVERIFY2(!printed.contains(QStringLiteral("pw")), qPrintable(printed));
-        QCOMPARE(printed, QStringLiteral("zookeeper://h1:2181,h2:2182,10.0.0.3:2181/chroot/x?timeout=1500ms"
+        QCOMPARE(printed, QStringLiteral("zookeeper://h1:2181,h2:2182,10.0.0.3:2181/chroot/x?timeout=1.5s"
                                          "&digest=user:xxxxx&acl=creator-read"));
     }
 
@@ -85,6 +85,8 @@ private Q_SLOTS:
         QTest::newRow("malformed duration") << "zookeeper://h/a?sessionTimeout=10" << "sessionTimeout=10";
         QTest::newRow("zero duration") << "zookeeper://h/a?timeout=0s" << "timeout=0s";
         QTest::newRow("negative duration") << "zookeeper://h/a?timeout=-1s" << "timeout=-1s";
+        QTest::newRow("below a millisecond") << "zookeeper://h/a?timeout=10us" << "timeout=10us";
+        QTest::newRow("over a day") << "zookeeper://h/a?sessionTimeout=25h" << "sessionTimeout=25h";
         QTest::newRow("empty option") << "zookeeper://h/a?timeout" << "timeout=";
         QTest::newRow("digest without password") << "zookeeper://h/a?digest=user" << "user:password";
         QTest::newRow("digest empty password") << "zookeeper://h/a?digest=user:" << "user:password";
