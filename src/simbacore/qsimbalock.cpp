@@ -51,9 +51,16 @@ public:
 
     //! One blocking attempt: the term, or nullptr (tryOnce: none), or throws.
     TermPtr attempt(std::chrono::nanoseconds timeout, bool tryOnce, std::chrono::nanoseconds reported) const;
-    //! Cancels the future's attempt when the future is cancelled.
+    //! What an async attempt handed over, so that cancelling its future (even after it
+    //! completed: the result is then out of reach) releases the term.
+    struct Attempt
+    {
+        QMutex mutex;
+        std::shared_ptr<QSimbaLockTermPrivate> won;
+    };
+    //! Cancels the attempt, and releases what it won, when \a future is cancelled.
     template<typename T>
-    void watchCancel(const QFuture<T> &future, quint64 id) const;
+    void watchCancel(const QFuture<T> &future, quint64 id, std::shared_ptr<Attempt> attempt) const;
 };
 
 QSimbaLock::QSimbaLock(QSimba *client, const QSimbaLeaseName &name) : QObject(client), d_ptr(new QSimbaLockPrivate)
@@ -150,15 +157,32 @@ std::optional<QSimbaLockTerm> QSimbaLock::tryAcquire()
 }
 
 template<typename T>
-void QSimbaLockPrivate::watchCancel(const QFuture<T> &future, quint64 id) const
+void QSimbaLockPrivate::watchCancel(const QFuture<T> &future, quint64 id, std::shared_ptr<Attempt> attempt) const
 {
     auto *watcher = new QFutureWatcher<void>(client);
     const auto n = name;
     auto link = linkPtr();
-    QObject::connect(watcher, &QFutureWatcher<void>::canceled, watcher, [link, n, id] {
+    QObject::connect(watcher, &QFutureWatcher<void>::canceled, watcher, [watcher, link, n, id, attempt] {
         link->post([n, id](Core &core, Nanos now) { core.cancelLock(now, n, id); });
+        QMutexLocker lock(&attempt->mutex);
+        if (attempt->won)
+            (void)QSimbaLockTerm(std::exchange(attempt->won, nullptr)).releaseAsync();
+        watcher->deleteLater();
     });
-    QObject::connect(watcher, &QFutureWatcher<void>::finished, watcher, &QObject::deleteLater);
+    // A future cancelled after it completed has its term out of reach: watch it while the
+    // term it won lasts.
+    QObject::connect(watcher, &QFutureWatcher<void>::finished, watcher, [watcher, attempt] {
+        QMutexLocker lock(&attempt->mutex);
+        if (!attempt->won) {
+            watcher->deleteLater();
+            return;
+        }
+        attempt->won->term.revoked().then(watcher, [watcher, attempt](QFuture<QSimbaTerm::RevokeReason>) {
+            QMutexLocker lock(&attempt->mutex);
+            attempt->won.reset();
+            watcher->deleteLater();
+        });
+    });
     watcher->setFuture(QFuture<void>(future));
 }
 
@@ -180,7 +204,8 @@ QFuture<QSimbaLockTerm> QSimbaLock::acquireAsync(std::chrono::nanoseconds timeou
         promise->finish();
         return future;
     }
-    const quint64 id = l.add([d, promise, timeout](const TermPtr &term, Failure failure) {
+    auto attempt = std::make_shared<QSimbaLockPrivate::Attempt>();
+    const quint64 id = l.add([d, promise, timeout, attempt](const TermPtr &term, Failure failure) {
         if (promise->isCanceled()) {
             promise->finish();
             return term ? Answer::Drop : Answer::Accepted; // a term won is released
@@ -192,13 +217,18 @@ QFuture<QSimbaLockTerm> QSimbaLock::acquireAsync(std::chrono::nanoseconds timeou
         }
         if (!term->isValid())
             return Answer::Keep; // ended before it could be handed over: keep contending
-        promise->addResult(d->makeTerm(term));
+        QSimbaLockTerm won = d->makeTerm(term);
+        {
+            QMutexLocker lock(&attempt->mutex);
+            attempt->won = won.d;
+        }
+        promise->addResult(std::move(won));
         promise->finish();
         return Answer::Accepted;
     }, false);
     const auto n = d->name;
     l.post([n, id, timeout](Core &core, Nanos now) { core.acquireLock(now, n, id, timeout, false); });
-    d->watchCancel(future, id);
+    d->watchCancel(future, id, attempt);
     return future;
 }
 
@@ -214,7 +244,8 @@ QFuture<std::optional<QSimbaLockTerm>> QSimbaLock::tryAcquireAsync()
         promise->finish();
         return future;
     }
-    const quint64 id = l.add([d, promise](const TermPtr &term, Failure failure) {
+    auto attempt = std::make_shared<QSimbaLockPrivate::Attempt>();
+    const quint64 id = l.add([d, promise, attempt](const TermPtr &term, Failure failure) {
         if (promise->isCanceled()) {
             promise->finish();
             return term ? Answer::Drop : Answer::Accepted;
@@ -224,16 +255,22 @@ QFuture<std::optional<QSimbaLockTerm>> QSimbaLock::tryAcquireAsync()
             promise->finish();
             return Answer::Accepted;
         }
-        if (term && term->isValid())
-            promise->addResult(std::optional<QSimbaLockTerm>(d->makeTerm(term)));
-        else
+        if (term && term->isValid()) {
+            QSimbaLockTerm won = d->makeTerm(term);
+            {
+                QMutexLocker lock(&attempt->mutex);
+                attempt->won = won.d;
+            }
+            promise->addResult(std::optional<QSimbaLockTerm>(std::move(won)));
+        } else {
             promise->addResult(std::optional<QSimbaLockTerm>());
+        }
         promise->finish();
         return Answer::Accepted;
     }, false);
     const auto n = d->name;
     const Nanos lease = l.config.leaseDuration();
     l.post([n, id, lease](Core &core, Nanos now) { core.acquireLock(now, n, id, lease, true); });
-    d->watchCancel(future, id);
+    d->watchCancel(future, id, attempt);
     return future;
 }

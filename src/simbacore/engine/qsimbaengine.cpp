@@ -1032,10 +1032,12 @@ void Core::cancelLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter)
     auto w = std::find_if(e.waiters.begin(), e.waiters.end(), [&](const Waiter &x) { return x.id == waiter; });
     if (w == e.waiters.end())
         return;
-    if (w->granted)
+    if (w->granted) {
         w->cancelled = true; // its result declines, which releases the term
-    else
+    } else {
+        answerWaiter(e, *w, nullptr, Failure::None); // completes the cancelled future
         e.waiters.erase(w);
+    }
     const bool waiting = std::any_of(e.waiters.cbegin(), e.waiters.cend(), [](const Waiter &x) { return !x.cancelled; });
     if (!waiting && (e.phase == Status::Candidate || e.phase == Status::Cooldown)) {
         setPhase(e, Status::Idle);

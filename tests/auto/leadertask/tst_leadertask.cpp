@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: Apache-2.0
+// Leader work and schedules (seeds 001): one thread per term, interruption, exceptions as
+// WorkCompleted, handover order, fixed-delay and fixed-rate timing.
+#include "qsimba.h"
+#include "qsimbaerror.h"
+#include "qsimbamemoryleasebackend.h"
+
+#include <QtCore/QMutex>
+#include <QtTest/QSignalSpy>
+#include <QtTest/QTest>
+
+using namespace std::chrono_literals;
+using Outcome = QSimbaEvent::WorkOutcome;
+
+class tst_LeaderTask : public QObject
+{
+    Q_OBJECT
+
+    QString store;
+    QSimbaConfig config = QSimbaConfig::builder().leaseDuration(300ms).build();
+    QMutex mutex;
+    QList<QSimbaEvent> events;
+
+    std::unique_ptr<QSimba> client(QSimbaMemoryLeaseBackend **raw = nullptr)
+    {
+        auto backend = std::make_unique<QSimbaMemoryLeaseBackend>(store);
+        if (raw)
+            *raw = backend.get();
+        return QSimba::builder()
+            .backend(std::move(backend))
+            .config(config)
+            .listener([this](const QSimbaEvent &e) {
+                QMutexLocker lock(&mutex);
+                events.append(e);
+            })
+            .build();
+    }
+    QList<QSimbaEvent> workEvents()
+    {
+        QMutexLocker lock(&mutex);
+        QList<QSimbaEvent> out;
+        for (const auto &e : events)
+            if (e.type() == QSimbaEvent::Type::WorkCompleted)
+                out.append(e);
+        return out;
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        store = QSimbaSessionId::generate().toString();
+        QMutexLocker lock(&mutex);
+        events.clear();
+    }
+
+    void runsOncePerTermOnItsOwnThreadAndStopsOnInterruption()
+    {
+        auto simba = client();
+        std::atomic<int> runs{0};
+        std::atomic<bool> sawInterruption{false};
+        QStringList threads;
+        QMutex threadsMutex;
+        auto task = simba->election(QStringLiteral("ingest"))->runWhileLeader([&](const QSimbaTerm &term) {
+            ++runs;
+            {
+                QMutexLocker lock(&threadsMutex);
+                threads.append(QThread::currentThread() == qApp->thread() ? QStringLiteral("main")
+                                                                          : QThread::currentThread()->objectName());
+            }
+            QVERIFY(term.isValid());
+            while (!QThread::currentThread()->isInterruptionRequested())
+                term.revoked().waitForFinished(); // the revocation and the interruption come together
+            sawInterruption = !term.isValid() && term.revoked().isFinished();
+        });
+        QTRY_COMPARE(runs.load(), 1);
+        QCOMPARE(task->election()->status(), QSimbaElection::Status::Leader);
+        // A step-down ends the term; the next term runs the work again on a new thread.
+        auto stepped = task->election()->stepDown(0ms);
+        QTRY_COMPARE(runs.load(), 2);
+        QVERIFY(sawInterruption);
+        QTRY_VERIFY(stepped.isFinished());
+        task->close();
+        QTRY_COMPARE(task->election()->status(), QSimbaElection::Status::Idle);
+        QCOMPARE(threads, (QStringList{QStringLiteral("simba-work:ingest"), QStringLiteral("simba-work:ingest")}));
+        QTRY_COMPARE(workEvents().size(), 2);
+        for (const auto &e : workEvents())
+            QCOMPARE(e.outcome(), Outcome::Completed);
+    }
+
+    void handoverWaitsForTheWorkBeforeTheNextLeader()
+    {
+        auto one = client(), two = client();
+        std::atomic<bool> firstRunning{false};
+        std::atomic<bool> overlap{false};
+        auto task1 = one->election(QStringLiteral("h"))->runWhileLeader([&](const QSimbaTerm &term) {
+            firstRunning = true;
+            term.revoked().waitForFinished();
+            QTest::qWait(30); // cleanup after the interruption, still inside the handover
+            firstRunning = false;
+        });
+        QTRY_VERIFY(firstRunning.load());
+        std::atomic<int> secondRuns{0};
+        auto task2 = two->election(QStringLiteral("h"))->runWhileLeader([&](const QSimbaTerm &term) {
+            if (firstRunning)
+                overlap = true;
+            ++secondRuns;
+            term.revoked().waitForFinished();
+        });
+        auto stopped = task1->stop();
+        QTRY_COMPARE(secondRuns.load(), 1);
+        QVERIFY(!overlap);
+        QTRY_VERIFY(stopped.isFinished());
+    }
+
+    void exceptionsBecomeWorkCompletedEvents()
+    {
+        auto simba = client();
+        std::atomic<int> runs{0};
+        auto task = simba->election(QStringLiteral("x"))->runWhileLeader([&](const QSimbaTerm &) {
+            ++runs;
+            throw std::runtime_error("boom");
+        });
+        QTRY_COMPARE(workEvents().size(), 1);
+        const auto e = workEvents().first();
+        QCOMPARE(e.outcome(), Outcome::Failed);
+        QCOMPARE(e.error(), QStringLiteral("boom"));
+        QCOMPARE(e.kind(), QSimbaElection::Kind::Election);
+        // The election is unaffected: still leader, and the work does not run again in the term.
+        QTest::qWait(100);
+        QCOMPARE(task->election()->status(), QSimbaElection::Status::Leader);
+        QCOMPARE(runs.load(), 1);
+    }
+
+    void exceptionAfterTheTermEndedIsCancelled()
+    {
+        auto simba = client();
+        auto task = simba->election(QStringLiteral("c"))->runWhileLeader([&](const QSimbaTerm &term) {
+            term.revoked().waitForFinished();
+            term.ensureValid(); // throws: the term is over
+        });
+        QTRY_COMPARE(task->election()->status(), QSimbaElection::Status::Leader);
+        task->close();
+        QTRY_COMPARE(workEvents().size(), 1);
+        QCOMPARE(workEvents().first().outcome(), Outcome::Cancelled);
+    }
+
+    void outOfMemoryStepsDownForOneLease()
+    {
+        auto simba = client();
+        std::atomic<int> runs{0};
+        auto task = simba->election(QStringLiteral("oom"))->runWhileLeader([&](const QSimbaTerm &) {
+            ++runs;
+            throw std::bad_alloc();
+        });
+        QTRY_COMPARE(task->election()->status(), QSimbaElection::Status::Cooldown);
+        QCOMPARE(workEvents().first().outcome(), Outcome::Failed);
+        // After one lease duration it contends again.
+        QTRY_COMPARE(runs.load(), 2);
+    }
+
+    void startingTwiceThrows()
+    {
+        auto simba = client();
+        auto task = simba->election(QStringLiteral("s"))->runWhileLeader([](const QSimbaTerm &) {});
+        QVERIFY_THROWS_EXCEPTION(QSimbaIllegalStateError, (void)simba->election(QStringLiteral("s"))->runWhileLeader([](const QSimbaTerm &) {}));
+        QVERIFY_THROWS_EXCEPTION(QSimbaIllegalStateError, simba->election(QStringLiteral("s"))->start());
+        task->close();
+        auto again = simba->election(QStringLiteral("s"))->runWhileLeader([](const QSimbaTerm &) {});
+        QVERIFY(again);
+    }
+
+    void stuckWorkDelaysTheHandoverOnlyUntilTheDeadline()
+    {
+        auto one = client(), two = client();
+        std::atomic<bool> release{false};
+        auto task1 = one->election(QStringLiteral("stuck"))->runWhileLeader([&](const QSimbaTerm &) {
+            QElapsedTimer t;
+            t.start();
+            while (!release && t.elapsed() < 10000)
+                QThread::yieldCurrentThread(); // ignores interruption
+        });
+        QTRY_COMPARE(task1->election()->status(), QSimbaElection::Status::Leader);
+        QSignalSpy elected2(two->election(QStringLiteral("stuck")), &QSimbaElection::elected);
+        two->election(QStringLiteral("stuck"))->start();
+        QElapsedTimer timer;
+        timer.start();
+        auto stopped = task1->stop();
+        QTRY_COMPARE(elected2.size(), 1);
+        // The handover waited (the work never exited) but no longer than the term's deadline.
+        QVERIFY(timer.elapsed() < 2000);
+        release = true;
+        QTRY_VERIFY(stopped.isFinished());
+    }
+
+    void fixedRateSkipsMissedStarts()
+    {
+        const auto rate = QSimbaSchedule::fixedRate(100ms, 50ms);
+        QCOMPARE(rate.initialDelay(), std::chrono::nanoseconds(50ms));
+        QCOMPARE(rate.nextStart(1000ms, 1030ms), std::chrono::nanoseconds(1100ms)); // on time
+        QCOMPARE(rate.nextStart(1000ms, 1100ms), std::chrono::nanoseconds(1200ms)); // ended on the next start
+        QCOMPARE(rate.nextStart(1000ms, 1350ms), std::chrono::nanoseconds(1400ms)); // overran: 1100..1300 skipped
+        const auto delay = QSimbaSchedule::fixedDelay(100ms);
+        QCOMPARE(delay.nextStart(1000ms, 1350ms), std::chrono::nanoseconds(1450ms));
+        QCOMPARE(delay.withInitialDelay(1s).initialDelay(), std::chrono::nanoseconds(1s));
+        QVERIFY_THROWS_EXCEPTION(QSimbaInvalidArgumentError, QSimbaSchedule::fixedRate(0ms));
+        QVERIFY_THROWS_EXCEPTION(QSimbaInvalidArgumentError, QSimbaSchedule::fixedDelay(-1ms));
+        QVERIFY_THROWS_EXCEPTION(QSimbaInvalidArgumentError, QSimbaSchedule::fixedDelay(1ms, -1ms));
+    }
+
+    void scheduleRunsOnTheFakeTickerWithinTheTerm()
+    {
+        // The schedule's clock is the client's ticker: a fake one drives every run.
+        auto ticker = std::make_shared<QSimbaManualTicker>();
+        auto simba = QSimba::builder()
+                         .backend(std::make_unique<QSimbaMemoryLeaseBackend>(store, ticker))
+                         .config(QSimbaConfig::builder().leaseDuration(3600s).build())
+                         .ticker(ticker)
+                         .listener([this](const QSimbaEvent &e) {
+                             QMutexLocker lock(&mutex);
+                             events.append(e);
+                         })
+                         .build();
+        QMutex runsMutex;
+        QList<std::chrono::nanoseconds> runs;
+        auto task = simba->election(QStringLiteral("sched"))
+                        ->schedule(QSimbaSchedule::fixedRate(10s, 5s), [&](const QSimbaTerm &term) {
+                            term.ensureValid();
+                            QMutexLocker lock(&runsMutex);
+                            runs.append(ticker->now());
+                            if (runs.size() == 2)
+                                throw std::runtime_error("one failed run"); // the loop goes on
+                        });
+        QTRY_COMPARE(task->election()->status(), QSimbaElection::Status::Leader);
+        const auto start = ticker->now();
+        const auto count = [&] { QMutexLocker lock(&runsMutex); return runs.size(); };
+        QTest::qWait(30);
+        QCOMPARE(count(), 0); // initial delay of 5 s not over
+        ticker->advance(5s);
+        QTRY_COMPARE(count(), 1);
+        ticker->advance(10s);
+        QTRY_COMPARE(count(), 2);
+        ticker->advance(35s); // 3 periods late: one run, the missed starts skipped
+        QTRY_COMPARE(count(), 3);
+        QTest::qWait(30);
+        QCOMPARE(count(), 3);
+        QMutexLocker lock(&runsMutex);
+        QCOMPARE(runs[0] - start, std::chrono::nanoseconds(5s));
+        QCOMPARE(runs[1] - start, std::chrono::nanoseconds(15s));
+        QCOMPARE(runs[2] - start, std::chrono::nanoseconds(50s));
+        lock.unlock();
+        QTRY_VERIFY([&] {
+            const auto list = workEvents();
+            return std::any_of(list.cbegin(), list.cend(), [](const QSimbaEvent &e) { return e.outcome() == Outcome::Failed; });
+        }());
+        task->close();
+    }
+};
+
+QTEST_MAIN(tst_LeaderTask)
+#include "tst_leadertask.moc"

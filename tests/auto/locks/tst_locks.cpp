@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: Apache-2.0
+// Locks (seeds 004): acquire, tryAcquire, async and cancellation, the term as credential,
+// early loss, one holder per name within a client; on real threads, in-memory backend.
+#include "qsimba.h"
+#include "qsimbaerror.h"
+#include "qsimbamemoryleasebackend.h"
+
+#include <QtConcurrent/QtConcurrent>
+#include <QtCore/QFutureWatcher>
+#include <QtCore/QRandomGenerator>
+#include <QtTest/QSignalSpy>
+#include <QtTest/QTest>
+
+using namespace std::chrono_literals;
+
+class tst_Locks : public QObject
+{
+    Q_OBJECT
+
+    QString store;
+    QSimbaConfig config = QSimbaConfig::builder().leaseDuration(300ms).build();
+
+    std::unique_ptr<QSimba> client(QSimbaMemoryLeaseBackend **raw = nullptr)
+    {
+        auto backend = std::make_unique<QSimbaMemoryLeaseBackend>(store);
+        if (raw)
+            *raw = backend.get();
+        return QSimba::builder().backend(std::move(backend)).config(config).build();
+    }
+    //! Whether another client could take the lock now (a tryAcquire from a fresh client).
+    bool freeForOthers(const QString &name)
+    {
+        auto other = client();
+        auto term = other->lock(name)->tryAcquire();
+        return term.has_value();
+    }
+
+private Q_SLOTS:
+    void init() { store = QSimbaSessionId::generate().toString(); }
+
+    void acquireAndRelease()
+    {
+        auto simba = client();
+        auto *lock = simba->lock(QStringLiteral("invoice-42"));
+        QCOMPARE(lock, simba->lock(QStringLiteral("invoice-42")));
+        qint64 first = 0;
+        {
+            QSimbaLockTerm term = lock->acquire(5s);
+            QVERIFY(term.isValid());
+            QVERIFY(term.token() > 0);
+            term.ensureValid(100ms);
+            first = term.token();
+            QVERIFY(!freeForOthers(QStringLiteral("invoice-42")));
+        } // released by scope
+        QVERIFY(freeForOthers(QStringLiteral("invoice-42")));
+        QSimbaLockTerm again = lock->acquire(5s);
+        QVERIFY(again.token() > first);
+        auto revoked = again.revoked();
+        again.close();
+        QVERIFY(!again.isValid());
+        QCOMPARE(revoked.result(), QSimbaTerm::RevokeReason::Stopped);
+        again.close(); // idempotent, never waits once released
+        QVERIFY_THROWS_EXCEPTION(QSimbaTermExpiredError, again.ensureValid());
+    }
+
+    void twoClientsNeverHoldTogether()
+    {
+        auto one = client(), two = client();
+        QSimbaLockTerm held = one->lock(QStringLiteral("x"))->acquire(5s);
+        auto waiting = two->lock(QStringLiteral("x"))->acquireAsync(10s);
+        QVERIFY(!waiting.isFinished());
+        QTest::qWait(50); // let the second client try and find the lock held
+        QVERIFY(!waiting.isFinished());
+        const qint64 t1 = held.token();
+        held.close();
+        QTRY_VERIFY(waiting.isFinished());
+        QSimbaLockTerm second = waiting.takeResult();
+        QVERIFY(second.isValid());
+        QVERIFY(second.token() > t1);
+        QVERIFY(!held.isValid());
+    }
+
+    void timeoutThrowsWithNameAndTimeout()
+    {
+        auto one = client(), two = client();
+        QSimbaLockTerm held = one->lock(QStringLiteral("t"))->acquire(5s);
+        try {
+            two->lock(QStringLiteral("t"))->acquire(200ms);
+            QFAIL("no timeout");
+        } catch (const QSimbaLockTimeoutError &e) {
+            QCOMPARE(e.name(), QStringLiteral("t"));
+            QCOMPARE(e.timeout(), std::chrono::nanoseconds(200ms));
+        }
+        auto async = two->lock(QStringLiteral("t"))->acquireAsync(100ms);
+        QTRY_VERIFY(async.isFinished());
+        QVERIFY_THROWS_EXCEPTION(QSimbaLockTimeoutError, async.waitForFinished());
+        // The timed-out attempts left nothing behind: the holder keeps the lock, and once it
+        // releases, the lock is free for anybody.
+        QVERIFY(held.isValid());
+        held.close();
+        QVERIFY(freeForOthers(QStringLiteral("t")));
+    }
+
+    void badArgumentsAndClosedClient()
+    {
+        auto simba = client();
+        auto *lock = simba->lock(QStringLiteral("b"));
+        QVERIFY_THROWS_EXCEPTION(QSimbaInvalidArgumentError, lock->acquire(-1ms));
+        auto negative = lock->acquireAsync(-1ms);
+        QVERIFY_THROWS_EXCEPTION(QSimbaInvalidArgumentError, negative.waitForFinished());
+        QVERIFY_THROWS_EXCEPTION(QSimbaInvalidArgumentError, simba->lock(QStringLiteral("no/slash")));
+        simba->close();
+        QVERIFY_THROWS_EXCEPTION(QSimbaIllegalStateError, lock->acquire(1s));
+        auto closed = lock->acquireAsync(1s);
+        QVERIFY_THROWS_EXCEPTION(QSimbaIllegalStateError, closed.waitForFinished());
+        QVERIFY_THROWS_EXCEPTION(QSimbaIllegalStateError, simba->lock(QStringLiteral("c")));
+    }
+
+    void hugeTimeoutSaturates()
+    {
+        auto simba = client();
+        QSimbaLockTerm term = simba->lock(QStringLiteral("h"))->acquire(std::chrono::nanoseconds::max());
+        QVERIFY(term.isValid());
+    }
+
+    void tryAcquireAnswersOnce()
+    {
+        auto one = client(), two = client();
+        auto first = one->lock(QStringLiteral("try"))->tryAcquire();
+        QVERIFY(first.has_value());
+        // Held by this client: null at once.
+        QVERIFY(!one->lock(QStringLiteral("try"))->tryAcquire().has_value());
+        // Held by another session: null after one answered attempt.
+        QVERIFY(!two->lock(QStringLiteral("try"))->tryAcquire().has_value());
+        auto async = two->lock(QStringLiteral("try"))->tryAcquireAsync();
+        QTRY_VERIFY(async.isFinished());
+        QVERIFY(!async.takeResult().has_value());
+        first->close();
+        auto now = two->lock(QStringLiteral("try"))->tryAcquireAsync();
+        QTRY_VERIFY(now.isFinished());
+        auto won = now.takeResult();
+        QVERIFY(won.has_value());
+        QVERIFY(won->isValid());
+    }
+
+    void tryAcquireGivesUpWhenNothingAnswers()
+    {
+        QSimbaMemoryLeaseBackend *raw = nullptr;
+        auto simba = client(&raw);
+        QTRY_COMPARE(simba->snapshot().session.status, QSimbaSessionSnapshot::Status::Live);
+        raw->failNext(1000000);
+        QVERIFY(!simba->lock(QStringLiteral("down"))->tryAcquire().has_value());
+        raw->failNext(0);
+    }
+
+    void secondAcquireInOneClientWaits()
+    {
+        auto simba = client();
+        auto *lock = simba->lock(QStringLiteral("one"));
+        QSimbaLockTerm first = lock->acquire(5s);
+        auto second = lock->acquireAsync(5s);
+        QTest::qWait(50);
+        QVERIFY(!second.isFinished());
+        const qint64 t1 = first.token();
+        first = QSimbaLockTerm(); // move-assign releases what it held
+        QTRY_VERIFY(second.isFinished());
+        QVERIFY(second.takeResult().token() > t1);
+    }
+
+    void cancellingAbandonsAndNeverLeavesTheLockHeld()
+    {
+        // Cancel at random moments, while waiting or right around the win: afterwards the
+        // lock is never held by the cancelled attempt.
+        auto holder = client(), simba = client();
+        for (int round = 0; round < 20; ++round) {
+            const QString name = QStringLiteral("cancel%1").arg(round);
+            std::optional<QSimbaLockTerm> held;
+            if (round % 2)
+                held = holder->lock(name)->acquire(5s);
+            auto future = simba->lock(name)->acquireAsync(10s);
+            QTest::qWait(QRandomGenerator::global()->bounded(0, 30));
+            if (held)
+                held->close();
+            future.cancel();
+            QTRY_VERIFY(future.isFinished());
+            // An attempt that completed before the cancel handed its term to the caller,
+            // who releases it; a cancelled one released a term it won by itself.
+            if (!future.isCanceled() && future.resultCount() > 0)
+                future.takeResult().close();
+            QTRY_VERIFY_WITH_TIMEOUT(freeForOthers(name), 5000);
+        }
+    }
+
+    void interruptionAbandonsABlockingAcquire()
+    {
+        auto holder = client(), simba = client();
+        QSimbaLockTerm held = holder->lock(QStringLiteral("i"))->acquire(5s);
+        std::atomic<QThread *> worker = nullptr;
+        auto *lock = simba->lock(QStringLiteral("i")); // on the owner thread
+        auto future = QtConcurrent::run([&] {
+            worker = QThread::currentThread();
+            try {
+                lock->acquire(60s);
+                return QStringLiteral("acquired");
+            } catch (const QSimbaInterruptedError &) {
+                return QStringLiteral("interrupted");
+            }
+        });
+        QTRY_VERIFY(worker.load() != nullptr);
+        QTest::qWait(50);
+        worker.load()->requestInterruption();
+        QTRY_VERIFY(future.isFinished());
+        QCOMPARE(future.result(), QStringLiteral("interrupted"));
+        held.close();
+        QVERIFY(freeForOthers(QStringLiteral("i")));
+    }
+
+    void acquireOnTheEngineLoopIsRefused()
+    {
+        auto simba = QSimba::builder()
+                         .backend(std::make_unique<QSimbaMemoryLeaseBackend>(store))
+                         .config(config)
+                         .callbackExecutor(QSimba::CallbackExecutor::Direct)
+                         .build();
+        std::atomic<int> outcome{0};
+        auto *election = simba->election(QStringLiteral("e"));
+        auto *lock = simba->lock(QStringLiteral("other"));
+        connect(election, &QSimbaElection::elected, election, [&] {
+            try {
+                lock->acquire(1s);
+                outcome = 1;
+            } catch (const QSimbaIllegalStateError &) {
+                outcome = 2;
+            }
+        }, Qt::DirectConnection);
+        election->start();
+        QTRY_COMPARE(outcome.load(), 2);
+    }
+
+    void earlyLossIsPermanent()
+    {
+        QSimbaMemoryLeaseBackend *raw = nullptr;
+        auto simba = client(&raw);
+        QSimbaLockTerm term = simba->lock(QStringLiteral("lost"))->acquire(5s);
+        auto revoked = term.revoked();
+        raw->expireSession(simba->snapshot().session.id);
+        QTRY_VERIFY(revoked.isFinished());
+        QCOMPARE(revoked.result(), QSimbaTerm::RevokeReason::SessionExpired);
+        QVERIFY(!term.isValid());
+        QVERIFY_THROWS_EXCEPTION(QSimbaTermExpiredError, term.ensureValid());
+        // Not re-acquired behind the holder's back: another client gets it.
+        QTRY_VERIFY(freeForOthers(QStringLiteral("lost")));
+        term.close(); // harmless
+    }
+
+    void lockAndElectionOfOneNameConflict()
+    {
+        auto simba = client();
+        simba->election(QStringLiteral("shared"))->start();
+        QVERIFY_THROWS_EXCEPTION(QSimbaIllegalStateError, simba->lock(QStringLiteral("shared"))->acquire(1s));
+    }
+
+    void termTravelsToAnotherThread()
+    {
+        auto simba = client();
+        QSimbaLockTerm term = simba->lock(QStringLiteral("move"))->acquire(5s);
+        auto released = QtConcurrent::run([t = std::make_shared<QSimbaLockTerm>(std::move(term))] {
+            t->close(); // released from another thread
+            return t->isValid();
+        });
+        QTRY_VERIFY(released.isFinished());
+        QVERIFY(!released.result());
+        QVERIFY(freeForOthers(QStringLiteral("move")));
+    }
+
+    void lockEventsCarryKind()
+    {
+        QList<QSimbaEvent> events;
+        QMutex mutex;
+        auto simba = QSimba::builder()
+                         .backend(std::make_unique<QSimbaMemoryLeaseBackend>(store))
+                         .config(config)
+                         .listener([&](const QSimbaEvent &e) {
+                             QMutexLocker l(&mutex);
+                             events.append(e);
+                         })
+                         .build();
+        simba->lock(QStringLiteral("k"))->acquire(5s).close();
+        QTRY_VERIFY([&] {
+            QMutexLocker l(&mutex);
+            return std::any_of(events.cbegin(), events.cend(), [](const QSimbaEvent &e) { return e.type() == QSimbaEvent::Type::Revoked; });
+        }());
+        QMutexLocker l(&mutex);
+        for (const auto &e : events)
+            if (e.type() == QSimbaEvent::Type::Elected || e.type() == QSimbaEvent::Type::Revoked)
+                QCOMPARE(e.kind(), QSimbaElection::Kind::Lock);
+    }
+};
+
+QTEST_MAIN(tst_Locks)
+#include "tst_locks.moc"
