@@ -79,12 +79,19 @@ void QSimbaZookeeperHints::broken(int rc)
     disarm();
 }
 
-void QSimbaZookeeperHints::listLeases(zhandle_t *zh)
+// No allocation rides on a watch request: zookeeper_close() may drop the completions of
+// requests in flight (ZOOKEEPER-3868).
+void QSimbaZookeeperHints::watchChildren(zhandle_t *zh, const QString &path, watcher_fn changed,
+                                         strings_completion_t listed)
 {
-    const int rc = zoo_awget_children(zh, m_leasesPath.toUtf8().constData(), onLeasesChanged, this,
-                                      onLeasesListed, this);
+    const int rc = zoo_awget_children(zh, path.toUtf8().constData(), changed, this, listed, this);
     if (rc != ZOK)
         broken(rc);
+}
+
+void QSimbaZookeeperHints::listLeases(zhandle_t *zh)
+{
+    watchChildren(zh, m_leasesPath, onLeasesChanged, onLeasesListed);
 }
 
 void QSimbaZookeeperHints::onLeasesChanged(zhandle_t *zh, int type, int, const char *, void *context)
@@ -110,12 +117,7 @@ void QSimbaZookeeperHints::onLeasesListed(int rc, const String_vector *children,
 
 void QSimbaZookeeperHints::listGroups(zhandle_t *zh)
 {
-    // No allocation rides on the request: zookeeper_close() may drop completions
-    // (ZOOKEEPER-3868).
-    const int rc = zoo_awget_children(zh, m_groupsPath.toUtf8().constData(), onGroupsChanged, this,
-                                      onGroupsListed, this);
-    if (rc != ZOK)
-        broken(rc);
+    watchChildren(zh, m_groupsPath, onGroupsChanged, onGroupsListed);
 }
 
 void QSimbaZookeeperHints::onGroupsChanged(zhandle_t *zh, int type, int, const char *, void *context)
@@ -153,10 +155,7 @@ void QSimbaZookeeperHints::onGroupsListed(int rc, const String_vector *children,
 
 void QSimbaZookeeperHints::listMembers(zhandle_t *zh, const QString &group)
 {
-    const QString path = m_groupsPath + QLatin1Char('/') + group;
-    const int rc = zoo_awget_children(zh, path.toUtf8().constData(), onMembersChanged, this, onMembersListed, this);
-    if (rc != ZOK)
-        broken(rc);
+    watchChildren(zh, m_groupsPath + QLatin1Char('/') + group, onMembersChanged, onMembersListed);
 }
 
 void QSimbaZookeeperHints::onMembersChanged(zhandle_t *zh, int type, int, const char *path, void *context)

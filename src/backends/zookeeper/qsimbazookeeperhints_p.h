@@ -47,6 +47,7 @@ private:
     static void onGroupsListed(int rc, const String_vector *children, const void *data);
     static void onMembersChanged(zhandle_t *zh, int type, int state, const char *path, void *context);
     static void onMembersListed(int rc, const String_vector *children, const void *data);
+    void watchChildren(zhandle_t *zh, const QString &path, watcher_fn changed, strings_completion_t listed);
     void listLeases(zhandle_t *zh);
     void listGroups(zhandle_t *zh);
     void listMembers(zhandle_t *zh, const QString &group);
