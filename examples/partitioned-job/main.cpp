@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: Apache-2.0
+// A partition group: simba->group("billing", 8).schedule(fixedDelay, work). Two clients
+// ("nodes") on one SQLite file join the group; rendezvous hashing splits the 8 partitions
+// between them, and each node runs only its own. Every second the program prints which
+// partitions each node runs; at the end, which partitions ran where. It runs --duration
+// seconds, and on until both nodes hold partitions.
+//
+//   partitioned-job [--duration SECONDS] [--database FILE]
+#include <qsimba.h>
+#include <qsimbagrouptask.h>
+#include <qsimbapartitiongroup.h>
+#include <qsimbaschedule.h>
+#include <qsimbasqlleasebackend.h>
+
+#include <QtCore/QCommandLineParser>
+#include <QtCore/QCoreApplication>
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QFileInfo>
+#include <QtCore/QMutex>
+#include <QtCore/QSet>
+#include <QtCore/QTemporaryDir>
+#include <QtCore/QTimer>
+#include <QtCore/QUrl>
+
+#include <algorithm>
+#include <cstdio>
+
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int Partitions = 8;
+
+QMutex printMutex;
+void say(const QString &line)
+{
+    QMutexLocker lock(&printMutex);
+    std::printf("%s\n", qPrintable(line));
+    std::fflush(stdout);
+}
+
+QString sorted(const QSet<int> &set)
+{
+    QList<int> list(set.begin(), set.end());
+    std::sort(list.begin(), list.end());
+    QStringList parts;
+    for (int p : list)
+        parts << QString::number(p);
+    return QStringLiteral("{") + parts.join(QStringLiteral(", ")) + QStringLiteral("}");
+}
+
+struct Node
+{
+    QString label;
+    std::unique_ptr<QSimba> client;
+    std::unique_ptr<QSimbaGroupTask> task;
+    QMutex mutex;
+    QSet<int> ran; // partitions whose work ran here
+};
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Partitioned work over a partition group"));
+    parser.addHelpOption();
+    parser.addOption({QStringLiteral("duration"), QStringLiteral("Run this long."), QStringLiteral("seconds"),
+                      QStringLiteral("3")});
+    parser.addOption({QStringLiteral("database"), QStringLiteral("SQLite file (default: a temporary one)."),
+                      QStringLiteral("file")});
+    parser.process(app);
+    const auto duration = std::chrono::milliseconds(qint64(parser.value(QStringLiteral("duration")).toDouble() * 1000));
+
+    QTemporaryDir dir;
+    const QString path = parser.isSet(QStringLiteral("database"))
+        ? QFileInfo(parser.value(QStringLiteral("database"))).absoluteFilePath()
+        : dir.filePath(QStringLiteral("partitioned-job.db"));
+    say(QStringLiteral("database %1").arg(path));
+
+    Node nodes[2];
+    for (int i = 0; i < 2; ++i) {
+        Node &node = nodes[i];
+        node.label = QStringLiteral("node-%1").arg(i + 1);
+        node.client = QSimba::builder()
+                          .backend(QSimbaSqlLeaseBackend::fromUrl(QUrl(QString(QStringLiteral("sqlite://") + path))))
+                          .config(QSimbaConfig::builder().leaseDuration(1s).build())
+                          .metadata(QStringLiteral("node"), node.label)
+                          .build();
+        // Each partition's work runs on a thread of its own while this node holds it.
+        node.task = node.client->group(QStringLiteral("billing"), Partitions)
+                        ->schedule(QSimbaSchedule::fixedDelay(250ms), [&node](const QSimbaTerm &term, int partition) {
+                            QMutexLocker lock(&node.mutex);
+                            if (!node.ran.contains(partition))
+                                say(QStringLiteral("%1: runs billing partition %2 (lease %3, token %4)")
+                                        .arg(node.label)
+                                        .arg(partition)
+                                        .arg(term.name().toString())
+                                        .arg(term.token()));
+                            node.ran.insert(partition);
+                        });
+    }
+
+    QTimer report;
+    QObject::connect(&report, &QTimer::timeout, &app, [&] {
+        for (auto &n : nodes)
+            say(QStringLiteral("%1 partitions: %2").arg(n.label, sorted(n.task->partitions())));
+    });
+    report.start(1s);
+    // Runs at least --duration, and until the nodes split the partitions (at most 15 s more):
+    // the first node to join takes every partition until it sees the other member.
+    QElapsedTimer elapsed;
+    elapsed.start();
+    QTimer check;
+    bool split = false;
+    QObject::connect(&check, &QTimer::timeout, &app, [&] {
+        if (!split && !nodes[0].task->partitions().isEmpty() && !nodes[1].task->partitions().isEmpty()) {
+            split = true;
+            say(QStringLiteral("the nodes split the partitions after %1 ms").arg(elapsed.elapsed()));
+        }
+        if (std::chrono::milliseconds(elapsed.elapsed()) >= duration && (split || elapsed.elapsed() > 15000 + duration.count()))
+            app.quit();
+    });
+    check.start(50ms);
+    app.exec();
+
+    for (auto &n : nodes)
+        n.task->close();
+    QSet<int> all;
+    for (auto &n : nodes) {
+        QMutexLocker lock(&n.mutex);
+        say(QStringLiteral("%1 ran partitions %2").arg(n.label, sorted(n.ran)));
+        all.unite(n.ran);
+    }
+    say(QStringLiteral("%1 of %2 partitions ran").arg(all.size()).arg(Partitions));
+    for (auto &n : nodes)
+        n.client->close();
+    return all.size() == Partitions && split ? 0 : 1;
+}
