@@ -5,30 +5,17 @@
 // sections overlapped and that tokens only grew.
 //
 //   coroutine-lock [--sections COUNT] [--database FILE]
-#include <qsimba.h>
+#include "qsimbaexample.h"
+
 #include <qsimbacoro.h>
 #include <qsimbaerror.h>
-#include <qsimbasqlleasebackend.h>
 
 #include <QCoro/QCoroTimer>
 
-#include <QtCore/QCommandLineParser>
-#include <QtCore/QCoreApplication>
-#include <QtCore/QFileInfo>
-#include <QtCore/QTemporaryDir>
-#include <QtCore/QUrl>
-
-#include <cstdio>
-
 using namespace std::chrono_literals;
+using QSimbaExample::say;
 
 namespace {
-
-void say(const QString &line)
-{
-    std::printf("%s\n", qPrintable(line));
-    std::fflush(stdout);
-}
 
 // Everything runs on the main thread: the coroutines resume from its event loop.
 struct Shared
@@ -73,15 +60,6 @@ QCoro::Task<> worker(QString label, QSimbaLock *lock, int sections, Shared *shar
     ++shared->workersDone;
 }
 
-std::unique_ptr<QSimba> client(const QString &path, const QString &node)
-{
-    return QSimba::builder()
-        .backend(QSimbaSqlLeaseBackend::fromUrl(QUrl(QString(QStringLiteral("sqlite://") + path))))
-        .config(QSimbaConfig::builder().leaseDuration(1s).build())
-        .metadata(QStringLiteral("node"), node)
-        .build();
-}
-
 } // namespace
 
 int main(int argc, char *argv[])
@@ -89,21 +67,14 @@ int main(int argc, char *argv[])
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("withLock with QCoro coroutines"));
-    parser.addHelpOption();
     parser.addOption({QStringLiteral("sections"), QStringLiteral("Sections each worker runs."), QStringLiteral("count"),
                       QStringLiteral("3")});
-    parser.addOption({QStringLiteral("database"), QStringLiteral("SQLite file (default: a temporary one)."),
-                      QStringLiteral("file")});
-    parser.process(app);
+    QTemporaryDir dir;
+    const QString path = QSimbaExample::processCommandLine(parser, app, dir, QStringLiteral("coroutine-lock.db"));
     const int sections = parser.value(QStringLiteral("sections")).toInt();
 
-    QTemporaryDir dir;
-    const QString path = parser.isSet(QStringLiteral("database"))
-        ? QFileInfo(parser.value(QStringLiteral("database"))).absoluteFilePath()
-        : dir.filePath(QStringLiteral("coroutine-lock.db"));
-
-    auto a = client(path, QStringLiteral("worker-a"));
-    auto b = client(path, QStringLiteral("worker-b"));
+    auto a = QSimbaExample::sqliteClient(path, QStringLiteral("worker-a"));
+    auto b = QSimbaExample::sqliteClient(path, QStringLiteral("worker-b"));
     Shared shared;
     worker(QStringLiteral("worker-a"), a->lock(QStringLiteral("invoice-42")), sections, &shared);
     worker(QStringLiteral("worker-b"), b->lock(QStringLiteral("invoice-42")), sections, &shared);

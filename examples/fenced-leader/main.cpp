@@ -6,41 +6,27 @@
 // after its term ended) is rejected by the table.
 //
 //   fenced-leader [--duration SECONDS] [--database FILE]
-#include <qsimba.h>
+#include "qsimbaexample.h"
+
 #include <qsimbaelection.h>
 #include <qsimbaleadertask.h>
 #include <qsimbaschedule.h>
-#include <qsimbasqlleasebackend.h>
 
-#include <QtCore/QCommandLineParser>
-#include <QtCore/QCoreApplication>
 #include <QtCore/QDeadlineTimer>
 #include <QtCore/QEventLoop>
-#include <QtCore/QFileInfo>
-#include <QtCore/QMutex>
-#include <QtCore/QTemporaryDir>
 #include <QtCore/QTimer>
-#include <QtCore/QUrl>
 #include <QtCore/QUuid>
 #include <QtSql/QSqlDatabase>
 #include <QtSql/QSqlError>
 #include <QtSql/QSqlQuery>
 
 #include <atomic>
-#include <cstdio>
 #include <functional>
 
 using namespace std::chrono_literals;
+using QSimbaExample::say;
 
 namespace {
-
-QMutex printMutex;
-void say(const QString &line)
-{
-    QMutexLocker lock(&printMutex);
-    std::printf("%s\n", qPrintable(line));
-    std::fflush(stdout);
-}
 
 // One connection to the ledger for the calling thread (QSqlDatabase is thread-affine).
 class Ledger
@@ -124,32 +110,19 @@ int main(int argc, char *argv[])
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Leader work writing with a fencing token"));
-    parser.addHelpOption();
-    parser.addOption({QStringLiteral("duration"), QStringLiteral("Run at least this long."), QStringLiteral("seconds"),
-                      QStringLiteral("2")});
-    parser.addOption({QStringLiteral("database"), QStringLiteral("SQLite file (default: a temporary one)."),
-                      QStringLiteral("file")});
-    parser.process(app);
-    const auto duration = std::chrono::milliseconds(qint64(parser.value(QStringLiteral("duration")).toDouble() * 1000));
-
+    parser.addOption(QSimbaExample::durationOption(QStringLiteral("2")));
     QTemporaryDir dir;
-    const QString path = parser.isSet(QStringLiteral("database"))
-        ? QFileInfo(parser.value(QStringLiteral("database"))).absoluteFilePath()
-        : dir.filePath(QStringLiteral("fenced-leader.db"));
+    const QString path = QSimbaExample::processCommandLine(parser, app, dir, QStringLiteral("fenced-leader.db"));
+    const auto duration = QSimbaExample::duration(parser);
     Ledger ledger(path);
     ledger.create();
     say(QStringLiteral("database %1").arg(path));
 
-    const auto config = QSimbaConfig::builder().leaseDuration(1s).build();
     Node nodes[2];
     for (int i = 0; i < 2; ++i) {
         Node &node = nodes[i];
         node.label = QStringLiteral("node-%1").arg(i + 1);
-        node.client = QSimba::builder()
-                          .backend(QSimbaSqlLeaseBackend::fromUrl(QUrl(QString(QStringLiteral("sqlite://") + path))))
-                          .config(config)
-                          .metadata(QStringLiteral("node"), node.label)
-                          .build();
+        node.client = QSimbaExample::sqliteClient(path, node.label);
         // Leader work runs on a thread of its own per term: it opens its own connection.
         node.task = node.client->election(QStringLiteral("ledger-writer"))
                         ->schedule(QSimbaSchedule::fixedDelay(200ms), [&node, path](const QSimbaTerm &term) {

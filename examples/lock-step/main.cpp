@@ -5,42 +5,21 @@
 // the lock held; after the release it wins it with a higher token.
 //
 //   lock-step [--duration SECONDS] [--database FILE]
-#include <qsimba.h>
+#include "qsimbaexample.h"
+
 #include <qsimbaerror.h>
 #include <qsimbalock.h>
 #include <qsimbalockterm.h>
-#include <qsimbasqlleasebackend.h>
 
-#include <QtCore/QCommandLineParser>
-#include <QtCore/QCoreApplication>
 #include <QtCore/QDeadlineTimer>
-#include <QtCore/QFileInfo>
-#include <QtCore/QTemporaryDir>
-#include <QtCore/QUrl>
 #include <QtSql/QSqlDatabase>
 #include <QtSql/QSqlError>
 #include <QtSql/QSqlQuery>
 
-#include <cstdio>
-
 using namespace std::chrono_literals;
+using QSimbaExample::say;
 
 namespace {
-
-void say(const QString &line)
-{
-    std::printf("%s\n", qPrintable(line));
-    std::fflush(stdout);
-}
-
-std::unique_ptr<QSimba> client(const QString &path, const QString &node)
-{
-    return QSimba::builder()
-        .backend(QSimbaSqlLeaseBackend::fromUrl(QUrl(QString(QStringLiteral("sqlite://") + path))))
-        .config(QSimbaConfig::builder().leaseDuration(1s).build())
-        .metadata(QStringLiteral("node"), node)
-        .build();
-}
 
 //! The protected resource: an invoice row that keeps the highest token that wrote it.
 bool writeInvoice(QSqlDatabase db, int step, qint64 token)
@@ -62,18 +41,10 @@ int main(int argc, char *argv[])
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("A distributed lock around a step"));
-    parser.addHelpOption();
-    parser.addOption({QStringLiteral("duration"), QStringLiteral("Run steps for this long."), QStringLiteral("seconds"),
-                      QStringLiteral("2")});
-    parser.addOption({QStringLiteral("database"), QStringLiteral("SQLite file (default: a temporary one)."),
-                      QStringLiteral("file")});
-    parser.process(app);
-    const auto duration = std::chrono::milliseconds(qint64(parser.value(QStringLiteral("duration")).toDouble() * 1000));
-
+    parser.addOption(QSimbaExample::durationOption(QStringLiteral("2")));
     QTemporaryDir dir;
-    const QString path = parser.isSet(QStringLiteral("database"))
-        ? QFileInfo(parser.value(QStringLiteral("database"))).absoluteFilePath()
-        : dir.filePath(QStringLiteral("lock-step.db"));
+    const QString path = QSimbaExample::processCommandLine(parser, app, dir, QStringLiteral("lock-step.db"));
+    const auto duration = QSimbaExample::duration(parser);
     auto db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"));
     db.setDatabaseName(path);
     db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=2000"));
@@ -83,8 +54,8 @@ int main(int argc, char *argv[])
                                       "amount INTEGER NOT NULL, fence INTEGER NOT NULL)"));
     QSqlQuery(db).exec(QStringLiteral("INSERT OR IGNORE INTO invoices VALUES ('invoice-42', 0, 0)"));
 
-    auto simba = client(path, QStringLiteral("worker"));
-    auto other = client(path, QStringLiteral("other-process"));
+    auto simba = QSimbaExample::sqliteClient(path, QStringLiteral("worker"));
+    auto other = QSimbaExample::sqliteClient(path, QStringLiteral("other-process"));
     QSimbaLock *lock = simba->lock(QStringLiteral("invoice-42"));
     QSimbaLock *otherLock = other->lock(QStringLiteral("invoice-42"));
 

@@ -6,38 +6,24 @@
 // seconds, and on until both nodes hold partitions.
 //
 //   partitioned-job [--duration SECONDS] [--database FILE]
-#include <qsimba.h>
+#include "qsimbaexample.h"
+
 #include <qsimbagrouptask.h>
 #include <qsimbapartitiongroup.h>
 #include <qsimbaschedule.h>
-#include <qsimbasqlleasebackend.h>
 
-#include <QtCore/QCommandLineParser>
-#include <QtCore/QCoreApplication>
 #include <QtCore/QElapsedTimer>
-#include <QtCore/QFileInfo>
-#include <QtCore/QMutex>
 #include <QtCore/QSet>
-#include <QtCore/QTemporaryDir>
 #include <QtCore/QTimer>
-#include <QtCore/QUrl>
 
 #include <algorithm>
-#include <cstdio>
 
 using namespace std::chrono_literals;
+using QSimbaExample::say;
 
 namespace {
 
 constexpr int Partitions = 8;
-
-QMutex printMutex;
-void say(const QString &line)
-{
-    QMutexLocker lock(&printMutex);
-    std::printf("%s\n", qPrintable(line));
-    std::fflush(stdout);
-}
 
 QString sorted(const QSet<int> &set)
 {
@@ -65,29 +51,17 @@ int main(int argc, char *argv[])
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Partitioned work over a partition group"));
-    parser.addHelpOption();
-    parser.addOption({QStringLiteral("duration"), QStringLiteral("Run this long."), QStringLiteral("seconds"),
-                      QStringLiteral("3")});
-    parser.addOption({QStringLiteral("database"), QStringLiteral("SQLite file (default: a temporary one)."),
-                      QStringLiteral("file")});
-    parser.process(app);
-    const auto duration = std::chrono::milliseconds(qint64(parser.value(QStringLiteral("duration")).toDouble() * 1000));
-
+    parser.addOption(QSimbaExample::durationOption(QStringLiteral("3")));
     QTemporaryDir dir;
-    const QString path = parser.isSet(QStringLiteral("database"))
-        ? QFileInfo(parser.value(QStringLiteral("database"))).absoluteFilePath()
-        : dir.filePath(QStringLiteral("partitioned-job.db"));
+    const QString path = QSimbaExample::processCommandLine(parser, app, dir, QStringLiteral("partitioned-job.db"));
+    const auto duration = QSimbaExample::duration(parser);
     say(QStringLiteral("database %1").arg(path));
 
     Node nodes[2];
     for (int i = 0; i < 2; ++i) {
         Node &node = nodes[i];
         node.label = QStringLiteral("node-%1").arg(i + 1);
-        node.client = QSimba::builder()
-                          .backend(QSimbaSqlLeaseBackend::fromUrl(QUrl(QString(QStringLiteral("sqlite://") + path))))
-                          .config(QSimbaConfig::builder().leaseDuration(1s).build())
-                          .metadata(QStringLiteral("node"), node.label)
-                          .build();
+        node.client = QSimbaExample::sqliteClient(path, node.label);
         // Each partition's work runs on a thread of its own while this node holds it.
         node.task = node.client->group(QStringLiteral("billing"), Partitions)
                         ->schedule(QSimbaSchedule::fixedDelay(250ms), [&node](const QSimbaTerm &term, int partition) {
