@@ -64,6 +64,16 @@ int dispatch(const QString &command, const QStringList &args)
     return ExitCode::Usage;
 }
 
+// Bad input is a usage error; a failing or unusable backend is unavailable.
+int exitCodeOf(const QSimbaError &e)
+{
+    if (dynamic_cast<const QSimbaInvalidArgumentError *>(&e))
+        return ExitCode::Usage;
+    if (dynamic_cast<const QSimbaBackendError *>(&e) || dynamic_cast<const QSimbaIllegalStateError *>(&e))
+        return ExitCode::Unavailable;
+    return ExitCode::Software;
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
@@ -79,17 +89,8 @@ int main(int argc, char *argv[])
     }
     try {
         return dispatch(command, args);
-    } catch (const QSimbaInvalidArgumentError &e) {
-        Console::error(e.message());
-        return ExitCode::Usage;
-    } catch (const QSimbaBackendError &e) {
-        Console::error(e.message());
-        return ExitCode::Unavailable;
-    } catch (const QSimbaIllegalStateError &e) {
-        Console::error(e.message());
-        return ExitCode::Unavailable;
     } catch (const QSimbaError &e) {
         Console::error(e.message());
-        return ExitCode::Software;
+        return exitCodeOf(e);
     }
 }

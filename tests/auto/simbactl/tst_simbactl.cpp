@@ -400,39 +400,32 @@ private Q_SLOTS:
         QFETCH(QString, backend);
         std::unique_ptr<TestServer> server;
         QString url = sqlite;
+        // Starts the server of this row; its URL is \a urlOf of it.
+        const auto serve = [&](auto *s, auto urlOf) {
+            server.reset(s);
+            if (!s->start())
+                return false;
+            url = urlOf(*s);
+            return true;
+        };
+        bool started = true;
 #ifdef QSIMBA_HAVE_SQL
-        if (backend == QLatin1String("postgresql")) {
-            auto *s = new PostgresServer;
-            server.reset(s);
-            if (!s->start())
-                QFAIL(qPrintable(s->errorString()));
-            url = s->url().toString();
-        } else if (backend == QLatin1String("mariadb")) {
-            auto *s = new MariaDbServer;
-            server.reset(s);
-            if (!s->start())
-                QFAIL(qPrintable(s->errorString()));
-            url = s->url().toString();
-        }
+        if (backend == QLatin1String("postgresql"))
+            started = serve(new PostgresServer, [](PostgresServer &s) -> QString { return s.url().toString(); });
+        else if (backend == QLatin1String("mariadb"))
+            started = serve(new MariaDbServer, [](MariaDbServer &s) -> QString { return s.url().toString(); });
 #endif
 #ifdef QSIMBA_HAVE_REDIS
-        if (backend == QLatin1String("redis")) {
-            auto *s = new RedisServer;
-            server.reset(s);
-            if (!s->start())
-                QFAIL(qPrintable(s->errorString()));
-            url = s->url().toString() + QStringLiteral("?maxLease=2s"); // a fresh server: no recovery wait
-        }
+        if (backend == QLatin1String("redis")) // a fresh server: a short recovery wait
+            started = serve(new RedisServer, [](RedisServer &s) -> QString { return s.url().toString() + QLatin1String("?maxLease=2s"); });
 #endif
 #ifdef QSIMBA_HAVE_ZOOKEEPER
-        if (backend == QLatin1String("zookeeper")) {
-            auto *s = new ZookeeperServer;
-            server.reset(s);
-            if (!s->start())
-                QFAIL(qPrintable(s->errorString()));
-            url = QStringLiteral("zookeeper://%1/simba").arg(s->hostPort());
-        }
+        if (backend == QLatin1String("zookeeper"))
+            started = serve(new ZookeeperServer,
+                            [](ZookeeperServer &s) -> QString { return QStringLiteral("zookeeper://%1/simba").arg(s.hostPort()); });
 #endif
+        if (!started)
+            QFAIL(qPrintable(server->errorString()));
         Ctl lock(QStringList{QStringLiteral("lock"), QStringLiteral("--backend"), url, QStringLiteral("report")} + holder(),
                  sqlite);
         QVERIFY2(lock.waitFor(QStringLiteral("held"), 30000), qPrintable(lock.err()));
