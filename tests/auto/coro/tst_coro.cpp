@@ -46,12 +46,26 @@ void fail(Outcome *out)
     }
 }
 
-// The helpers are free functions, not capturing lambdas: a coroutine lambda's captures die
+// Awaits \a task and records how it ended in \a out; \a keep stores its value. The
+// helpers below start one each: free functions, since a coroutine lambda's captures die
 // with the lambda object, before the coroutine resumes.
-QCoro::Task<> acquireInto(QSimbaLock *lock, std::chrono::nanoseconds timeout, std::stop_token stop, Outcome *out)
+template<typename T, typename Keep>
+QCoro::Task<> record(QCoro::Task<T> task, Outcome *out, Keep keep)
 {
     try {
-        out->term = co_await QSimbaCoro::awaitAcquire(lock, timeout, stop);
+        keep(out, co_await task);
+        if (out->result.isEmpty())
+            out->result = QStringLiteral("ok");
+    } catch (...) {
+        fail(out);
+    }
+    out->done = true;
+}
+
+QCoro::Task<> record(QCoro::Task<> task, Outcome *out)
+{
+    try {
+        co_await task;
         out->result = QStringLiteral("ok");
     } catch (...) {
         fail(out);
@@ -59,39 +73,33 @@ QCoro::Task<> acquireInto(QSimbaLock *lock, std::chrono::nanoseconds timeout, st
     out->done = true;
 }
 
-QCoro::Task<> tryAcquireInto(QSimbaLock *lock, Outcome *out)
+void keepTerm(Outcome *out, QSimbaLockTerm term) { out->term = std::move(term); }
+void keepValue(Outcome *out, qint64 value) { out->value = value; }
+
+void acquireInto(QSimbaLock *lock, std::chrono::nanoseconds timeout, std::stop_token stop, Outcome *out)
 {
-    try {
-        auto term = co_await QSimbaCoro::awaitTryAcquire(lock);
-        out->result = term ? QStringLiteral("ok") : QStringLiteral("empty");
+    record(QSimbaCoro::awaitAcquire(lock, timeout, stop), out, keepTerm);
+}
+
+void tryAcquireInto(QSimbaLock *lock, Outcome *out)
+{
+    record(QSimbaCoro::awaitTryAcquire(lock), out, [](Outcome *o, std::optional<QSimbaLockTerm> term) {
         if (term)
-            out->term = std::move(*term);
-    } catch (...) {
-        fail(out);
-    }
-    out->done = true;
+            o->term = std::move(*term);
+        else
+            o->result = QStringLiteral("empty");
+    });
 }
 
-QCoro::Task<> revokedInto(QSimbaTerm term, std::stop_token stop, Outcome *out)
+void revokedInto(QSimbaTerm term, std::stop_token stop, Outcome *out)
 {
-    try {
-        out->reason = co_await QSimbaCoro::awaitRevoked(term, stop);
-        out->result = QStringLiteral("ok");
-    } catch (...) {
-        fail(out);
-    }
-    out->done = true;
+    record(QSimbaCoro::awaitRevoked(term, stop), out,
+           [](Outcome *o, QSimbaTerm::RevokeReason reason) { o->reason = reason; });
 }
 
-QCoro::Task<> nextInto(QSimbaEventStream *stream, std::stop_token stop, Outcome *out)
+void nextInto(QSimbaEventStream *stream, std::stop_token stop, Outcome *out)
 {
-    try {
-        out->event = co_await stream->next(stop);
-        out->result = QStringLiteral("ok");
-    } catch (...) {
-        fail(out);
-    }
-    out->done = true;
+    record(stream->next(stop), out, [](Outcome *o, QSimbaEvent event) { o->event = std::move(event); });
 }
 
 QCoro::Task<> collectInto(QSimbaEventStream *stream, int count, QList<QSimbaEvent> *events, Outcome *out)
@@ -106,40 +114,31 @@ QCoro::Task<> collectInto(QSimbaEventStream *stream, int count, QList<QSimbaEven
     out->done = true;
 }
 
-// withLock whose block returns a plain value.
-QCoro::Task<> withLockValue(QSimbaLock *lock, Outcome *out)
+// withLock whose block returns a plain value: its token.
+void withLockValue(QSimbaLock *lock, Outcome *out)
 {
-    try {
-        out->value = co_await QSimbaCoro::withLock(lock, 2s, [](QSimbaLockTerm &term) {
-            term.ensureValid();
-            return term.token();
-        });
-        out->result = QStringLiteral("ok");
-    } catch (...) {
-        fail(out);
-    }
-    out->done = true;
+    record(QSimbaCoro::withLock(lock, 2s,
+                                [](QSimbaLockTerm &term) {
+                                    term.ensureValid();
+                                    return term.token();
+                                }),
+           out, keepValue);
 }
 
 // withLock whose block throws.
-QCoro::Task<> withLockThrowing(QSimbaLock *lock, Outcome *out)
+void withLockThrowing(QSimbaLock *lock, Outcome *out)
 {
-    try {
-        co_await QSimbaCoro::withLock(lock, 2s, [out](QSimbaLockTerm &term) {
-            out->value = term.token();
-            throw std::runtime_error("block failed");
-        });
-        out->result = QStringLiteral("ok");
-    } catch (...) {
-        fail(out);
-    }
-    out->done = true;
+    record(QSimbaCoro::withLock(lock, 2s,
+                                [out](QSimbaLockTerm &term) {
+                                    out->value = term.token();
+                                    throw std::runtime_error("block failed");
+                                }),
+           out);
 }
 
 // withLock whose block is a coroutine that waits for \a gate, or until \a stop.
-QCoro::Task<> withLockGated(QSimbaLock *lock, QFuture<void> gate, std::stop_token stop, Outcome *out)
+void withLockGated(QSimbaLock *lock, QFuture<void> gate, std::stop_token stop, Outcome *out)
 {
-    // A named block: g++ 12 destroys a lambda temporary in a co_await operand twice.
     auto block = [gate, stop, out](QSimbaLockTerm &term) -> QCoro::Task<qint64> {
         out->value = term.token();
         if (stop.stop_possible())
@@ -148,13 +147,7 @@ QCoro::Task<> withLockGated(QSimbaLock *lock, QFuture<void> gate, std::stop_toke
             co_await gate;
         co_return term.token();
     };
-    try {
-        out->value = co_await QSimbaCoro::withLock(lock, 2s, std::move(block), stop);
-        out->result = QStringLiteral("ok");
-    } catch (...) {
-        fail(out);
-    }
-    out->done = true;
+    record(QSimbaCoro::withLock(lock, 2s, std::move(block), stop), out, keepValue);
 }
 
 } // namespace
