@@ -57,6 +57,7 @@ public:
     {
         QMutex mutex;
         std::shared_ptr<QSimbaLockTermPrivate> won;
+        QObject *watcher = nullptr; // until deleted
     };
     //! Cancels the attempt, and releases what it won, when \a future is cancelled.
     template<typename T>
@@ -160,27 +161,38 @@ template<typename T>
 void QSimbaLockPrivate::watchCancel(const QFuture<T> &future, quint64 id, std::shared_ptr<Attempt> attempt) const
 {
     auto *watcher = new QFutureWatcher<void>(client);
+    attempt->watcher = watcher;
     const auto n = name;
     auto link = linkPtr();
-    QObject::connect(watcher, &QFutureWatcher<void>::canceled, watcher, [watcher, link, n, id, attempt] {
+    const auto drop = [](Attempt &a) { // with a.mutex held
+        if (a.watcher)
+            QMetaObject::invokeMethod(std::exchange(a.watcher, nullptr), &QObject::deleteLater, Qt::QueuedConnection);
+    };
+    QObject::connect(watcher, &QFutureWatcher<void>::canceled, watcher, [link, n, id, attempt, drop] {
         link->post([n, id](Core &core, Nanos now) { core.cancelLock(now, n, id); });
-        QMutexLocker lock(&attempt->mutex);
-        if (attempt->won)
-            (void)QSimbaLockTerm(std::exchange(attempt->won, nullptr)).releaseAsync();
-        watcher->deleteLater();
+        std::shared_ptr<QSimbaLockTermPrivate> won;
+        {
+            QMutexLocker lock(&attempt->mutex);
+            won = std::exchange(attempt->won, nullptr);
+            drop(*attempt);
+        }
+        if (won) // released outside the lock: the revocation's continuation takes it too
+            QSimbaLockTerm(won).close();
     });
     // A future cancelled after it completed has its term out of reach: watch it while the
     // term it won lasts.
-    QObject::connect(watcher, &QFutureWatcher<void>::finished, watcher, [watcher, attempt] {
+    QObject::connect(watcher, &QFutureWatcher<void>::finished, watcher, [attempt, drop] {
         QMutexLocker lock(&attempt->mutex);
         if (!attempt->won) {
-            watcher->deleteLater();
+            drop(*attempt);
             return;
         }
-        attempt->won->term.revoked().then(watcher, [watcher, attempt](QFuture<QSimbaTerm::RevokeReason>) {
+        const QSimbaTerm term = attempt->won->term;
+        lock.unlock(); // the continuation may run at once, here
+        term.revoked().then(QtFuture::Launch::Sync, [attempt, drop](QFuture<QSimbaTerm::RevokeReason>) {
             QMutexLocker lock(&attempt->mutex);
             attempt->won.reset();
-            watcher->deleteLater();
+            drop(*attempt);
         });
     });
     watcher->setFuture(QFuture<void>(future));
@@ -189,30 +201,32 @@ void QSimbaLockPrivate::watchCancel(const QFuture<T> &future, quint64 id, std::s
 QFuture<QSimbaLockTerm> QSimbaLock::acquireAsync(std::chrono::nanoseconds timeout)
 {
     Q_D(QSimbaLock);
-    auto promise = std::make_shared<QPromise<QSimbaLockTerm>>();
+    // A QFutureInterface rather than a QPromise: Qt 6.4's ~QPromise reports a future whose
+    // result a continuation already took (takeResult() resets it) as finished again.
+    auto promise = std::make_shared<QFutureInterface<QSimbaLockTerm>>();
     auto future = promise->future();
-    promise->start();
+    promise->reportStarted();
     if (timeout.count() < 0) {
-        promise->setException(QSimbaInvalidArgumentError(
+        promise->reportException(QSimbaInvalidArgumentError(
             QStringLiteral("acquireAsync of lock \"%1\": the timeout must not be negative").arg(d->name.toString())));
-        promise->finish();
+        promise->reportFinished();
         return future;
     }
     auto &l = d->link();
     if (l.shutDown || d->client->isClosed()) {
-        promise->setException(d->failure(Failure::Closed, timeout));
-        promise->finish();
+        promise->reportException(d->failure(Failure::Closed, timeout));
+        promise->reportFinished();
         return future;
     }
     auto attempt = std::make_shared<QSimbaLockPrivate::Attempt>();
     const quint64 id = l.add([d, promise, timeout, attempt](const TermPtr &term, Failure failure) {
         if (promise->isCanceled()) {
-            promise->finish();
+            promise->reportFinished();
             return term ? Answer::Drop : Answer::Accepted; // a term won is released
         }
         if (!term) {
-            promise->setException(d->failure(failure == Failure::None ? Failure::Closed : failure, timeout));
-            promise->finish();
+            promise->reportException(d->failure(failure == Failure::None ? Failure::Closed : failure, timeout));
+            promise->reportFinished();
             return Answer::Accepted;
         }
         if (!term->isValid())
@@ -222,8 +236,8 @@ QFuture<QSimbaLockTerm> QSimbaLock::acquireAsync(std::chrono::nanoseconds timeou
             QMutexLocker lock(&attempt->mutex);
             attempt->won = won.d;
         }
-        promise->addResult(std::move(won));
-        promise->finish();
+        promise->reportAndMoveResult(std::move(won));
+        promise->reportFinished();
         return Answer::Accepted;
     }, false);
     const auto n = d->name;
@@ -235,24 +249,24 @@ QFuture<QSimbaLockTerm> QSimbaLock::acquireAsync(std::chrono::nanoseconds timeou
 QFuture<std::optional<QSimbaLockTerm>> QSimbaLock::tryAcquireAsync()
 {
     Q_D(QSimbaLock);
-    auto promise = std::make_shared<QPromise<std::optional<QSimbaLockTerm>>>();
+    auto promise = std::make_shared<QFutureInterface<std::optional<QSimbaLockTerm>>>();
     auto future = promise->future();
-    promise->start();
+    promise->reportStarted();
     auto &l = d->link();
     if (l.shutDown || d->client->isClosed()) {
-        promise->setException(d->failure(Failure::Closed, {}));
-        promise->finish();
+        promise->reportException(d->failure(Failure::Closed, {}));
+        promise->reportFinished();
         return future;
     }
     auto attempt = std::make_shared<QSimbaLockPrivate::Attempt>();
     const quint64 id = l.add([d, promise, attempt](const TermPtr &term, Failure failure) {
         if (promise->isCanceled()) {
-            promise->finish();
+            promise->reportFinished();
             return term ? Answer::Drop : Answer::Accepted;
         }
         if (failure != Failure::None) {
-            promise->setException(d->failure(failure, {}));
-            promise->finish();
+            promise->reportException(d->failure(failure, {}));
+            promise->reportFinished();
             return Answer::Accepted;
         }
         if (term && term->isValid()) {
@@ -261,11 +275,11 @@ QFuture<std::optional<QSimbaLockTerm>> QSimbaLock::tryAcquireAsync()
                 QMutexLocker lock(&attempt->mutex);
                 attempt->won = won.d;
             }
-            promise->addResult(std::optional<QSimbaLockTerm>(std::move(won)));
+            promise->reportAndMoveResult(std::optional<QSimbaLockTerm>(std::move(won)));
         } else {
-            promise->addResult(std::optional<QSimbaLockTerm>());
+            promise->reportAndMoveResult(std::optional<QSimbaLockTerm>());
         }
-        promise->finish();
+        promise->reportFinished();
         return Answer::Accepted;
     }, false);
     const auto n = d->name;

@@ -51,6 +51,9 @@ public:
         m_config = QSimbaConfig::builder().leaseDuration(seed % 2 ? Nanos(3s) : Nanos(300ms)).build();
         m_clock = std::make_shared<QSimbaManualTicker>(0ns);
         m_backend = std::make_unique<QSimbaMemoryLeaseBackend>(QString(), std::make_shared<CoarseTicker>(m_clock));
+        m_backend->setSessionIdGenerator([this] {
+            return QSimbaSessionId::of(QStringLiteral("s%1-%2").arg(m_seed).arg(++m_sessions));
+        });
         m_subscription = m_backend->subscribe([this](const Backend::Hint &h) { m_hints.push_back(h); });
         for (int i = 0; i < 4; ++i)
             addClient();
@@ -95,6 +98,7 @@ private:
         std::map<QString, bool> stopped;          // a stop of the current epoch completed
         std::map<QString, qint64> openElected;    // token of the elected awaiting its revoked
         std::map<QString, bool> withWork;         // the election runs leader work
+        std::vector<quint64> waiters;             // lock waiters it ever had
         std::map<quint64, std::pair<QString, quint64>> stopPromises; // promise → (name, epoch)
         bool afterCloseCompleted = false;
     };
@@ -251,13 +255,14 @@ private:
             const Nanos delay = chance(0.02) ? uniform(100ms, 2s) : uniform(0ms, 5ms);
             const QString stream = effect.stream;
             const Task task = effect.task;
-            const bool reject = chance(m_rejectRate) && task.type == Task::Type::Elected;
+            const bool reject = chance(m_rejectRate) && (task.type == Task::Type::Elected || task.lockResult);
             at(now() + delay, [this, cp, stream, task, reject] {
+                bool accepted = true;
                 if (!reject)
-                    runTask(*cp, task);
+                    accepted = runTask(*cp, task);
                 else
-                    log(QStringLiteral("client %1 rejects elected of %2").arg(cp->index).arg(task.name.toString()));
-                cp->core->taskFinished(cp->local->now(), stream, reject);
+                    log(QStringLiteral("client %1 rejects a task of %2").arg(cp->index).arg(task.name.toString()));
+                cp->core->taskFinished(cp->local->now(), stream, reject, !accepted);
                 settle(*cp);
             });
             break;
@@ -283,9 +288,12 @@ private:
         }
     }
 
-    void runTask(Client &c, const Task &task)
+    //! Runs a task as the API would; false declines a lock result.
+    bool runTask(Client &c, const Task &task)
     {
         const QString name = task.name.toString();
+        if (task.lockResult)
+            return lockResult(c, task);
         switch (task.type) {
         case Task::Type::Elected:
         case Task::Type::Revoked: {
@@ -300,7 +308,7 @@ private:
                     fail(QStringLiteral("client %1: elected %2 of %3 before revoked %4").arg(c.index).arg(task.term->token).arg(name).arg(open));
                 open = task.term->token;
                 log(QStringLiteral("client %1 elected %2 token %3").arg(c.index).arg(name).arg(open));
-                if (c.withWork[name])
+                if (task.withWork)
                     m_work.push_back({c.index, task.term, uniform(0ms, 300ms), chance(0.05)});
             } else {
                 if (open != task.term->token)
@@ -328,6 +336,30 @@ private:
         case Task::Type::Status:
             break;
         }
+        return true;
+    }
+
+    bool lockResult(Client &c, const Task &task)
+    {
+        const bool cancelled = m_cancelled.count(task.promise) > 0;
+        if (task.term && (cancelled || !task.term->isValid()))
+            return false; // declined: released (cancelled) or contended again (ended)
+        m_open.erase(task.promise);
+        if (!task.term) {
+            log(QStringLiteral("client %1 lock waiter %2 answered without a term (failure %3)")
+                    .arg(c.index).arg(task.promise).arg(int(task.failure)));
+            return true;
+        }
+        const qint64 token = task.term->token;
+        log(QStringLiteral("client %1 holds lock %2 token %3").arg(c.index).arg(task.name.toString()).arg(token));
+        Client *cp = &c;
+        const auto name = task.name;
+        at(now() + uniform(0ms, 1500ms), [this, cp, name, token] {
+            log(QStringLiteral("client %1 releases lock %2 token %3").arg(cp->index).arg(name.toString()).arg(token));
+            cp->core->releaseLock(cp->local->now(), name, token, promise());
+            settle(*cp);
+        });
+        return true;
     }
 
     void granted(int client, const TermPtr &term)
@@ -375,7 +407,12 @@ private:
         static const char *names[] = {"a", "b", "c"};
         const QString name = QString::fromLatin1(names[std::uniform_int_distribution<int>(0, 2)(m_random)]);
         const auto lease = QSimbaLeaseName::of(name);
-        const int action = std::uniform_int_distribution<int>(0, 99)(m_random);
+        const int action = std::uniform_int_distribution<int>(0, 129)(m_random);
+        if (action >= 100) {
+            lockOrGroupAction(c);
+            settle(c);
+            return;
+        }
         if (action < 50) {
             ++c.epoch[name];
             c.stopped[name] = false;
@@ -396,6 +433,34 @@ private:
             return;
         }
         settle(c);
+    }
+
+    void lockOrGroupAction(Client &c)
+    {
+        const int action = std::uniform_int_distribution<int>(0, 9)(m_random);
+        const auto lock = QSimbaLeaseName::of(QStringLiteral("lock"));
+        if (action < 5) {
+            const quint64 waiter = promise();
+            const bool tryOnce = chance(0.3);
+            const Nanos timeout = chance(0.1) ? Core::Never : uniform(0ms, 3s);
+            log(QStringLiteral("client %1 %2 lock, waiter %3").arg(c.index).arg(tryOnce ? QStringLiteral("tries") : QStringLiteral("acquires")).arg(waiter));
+            c.waiters.push_back(waiter);
+            c.core->acquireLock(c.local->now(), lock, waiter, timeout, tryOnce);
+        } else if (action < 7) {
+            if (c.waiters.empty())
+                return;
+            const quint64 waiter = c.waiters[std::uniform_int_distribution<size_t>(0, c.waiters.size() - 1)(m_random)];
+            log(QStringLiteral("client %1 cancels waiter %2").arg(c.index).arg(waiter));
+            m_cancelled.insert(waiter);
+            m_open.erase(waiter); // a cancelled future completes as cancelled, whatever comes
+            c.core->cancelLock(c.local->now(), lock, waiter);
+        } else if (action < 9) {
+            log(QStringLiteral("client %1 starts group g").arg(c.index));
+            c.core->startGroup(c.local->now(), QStringLiteral("g"), 6);
+        } else {
+            log(QStringLiteral("client %1 stops group g").arg(c.index));
+            c.core->stopGroup(c.local->now(), QStringLiteral("g"), promise());
+        }
     }
 
     void closeClient(Client &c)
@@ -527,11 +592,13 @@ private:
     std::map<int, quint64> m_closeAfter;
     std::map<quint64, Client *> m_closedPromise;
     quint64 m_nextPromise = 1;
+    int m_sessions = 0;
     double m_failureRate = 0.05;
     double m_stallRate = 0.002;
     double m_rejectRate = 0.01;
     double m_dropRate = 0.0002;
     std::list<Work> m_work;
+    std::set<quint64> m_cancelled;
     std::map<QString, Nanos> m_dropped;                  // name → end of its exemption from (a)
     std::list<std::pair<Nanos, TermPtr>> m_takeoverChecks;
 };
@@ -553,6 +620,11 @@ private Q_SLOTS:
         const int seeds = qEnvironmentVariableIsSet("QSIMBA_SIM_SEEDS") ? qEnvironmentVariableIntValue("QSIMBA_SIM_SEEDS") : 100;
         for (quint64 s = 1; s <= quint64(seeds); ++s)
             QTest::addRow("seed %llu", s) << s;
+    }
+
+    void initTestCase()
+    {
+        QHashSeed::setDeterministicGlobalSeed(); // iteration orders, hence runs, repeat
     }
 
     void invariantsHold()

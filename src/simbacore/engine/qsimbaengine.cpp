@@ -299,9 +299,15 @@ void Core::taskFinished(Nanos now, const QString &stream, bool rejected, bool de
                     setPhase(e, Status::Candidate);
                 }
             } else {
-                // Cancelled: abandon the attempt and release the term won for it.
-                if (w != e.waiters.end())
+                // Cancelled (or dropped by close): abandon the attempt and release the term
+                // won for it. A waiter close() dropped still gets its answer.
+                if (w != e.waiters.end()) {
                     e.waiters.erase(w);
+                } else {
+                    Waiter dropped;
+                    dropped.id = task.promise;
+                    answerWaiter(e, dropped, nullptr, Failure::Closed);
+                }
                 if (ours && e.phase == Status::Leader)
                     beginHandover(now, e, Reason::Stopped, After::Idle);
             }
@@ -372,6 +378,12 @@ void Core::pump(Nanos now)
         }
     }
     expireWaiters(now);
+    QStringList stopping;
+    for (const auto &[name, g] : m_groups)
+        if (g.stopping)
+            stopping.append(name);
+    for (const auto &name : std::as_const(stopping))
+        checkGroupStopped(now, m_groups[name]);
     while (!m_inflight && sendNext(now)) {
     }
     checkClosed(now);
@@ -1141,6 +1153,8 @@ void Core::startGroup(Nanos now, const QString &group, int partitions)
     g.name = group;
     g.partitions = partitions;
     g.stopping = false;
+    for (quint64 p : std::exchange(g.promises, {}))
+        complete(QString(), p); // a stop superseded by this start
     g.nextJoin = now;
     g.nextRefresh = now;
     pump(now);

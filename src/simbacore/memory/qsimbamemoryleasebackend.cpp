@@ -55,6 +55,7 @@ public:
     bool paused = false;
     bool dropHints = false;
     qint64 calls = 0;
+    std::function<QSimbaSessionId()> newId = &QSimbaSessionId::generate;
 
     using Hints = QList<QSimbaLeaseBackend::Hint>;
 
@@ -181,7 +182,7 @@ QSimbaLeaseBackend::SessionGrant QSimbaMemoryLeaseBackend::openSession(Millis le
     auto &s = *m_store;
     QMutexLocker lock(&s.mutex);
     s.enter(lock);
-    const auto id = QSimbaSessionId::generate();
+    const auto id = s.newId();
     s.sessions.insert(id, {s.ticker->now() + lease, false, metadata});
     return {id, lease};
 }
@@ -410,6 +411,12 @@ void QSimbaMemoryLeaseBackend::setDropHints(bool drop)
 {
     QMutexLocker lock(&m_store->mutex);
     m_store->dropHints = drop;
+}
+
+void QSimbaMemoryLeaseBackend::setSessionIdGenerator(std::function<QSimbaSessionId()> generator)
+{
+    QMutexLocker lock(&m_store->mutex);
+    m_store->newId = generator ? std::move(generator) : &QSimbaSessionId::generate;
 }
 
 qint64 QSimbaMemoryLeaseBackend::callCount() const

@@ -5,6 +5,7 @@
 #include "qsimbaleasebackend.h"
 #include "qsimbaticker.h"
 
+#include <functional>
 #include <memory>
 
 class QSimbaMemoryStore;
@@ -58,6 +59,9 @@ public:
     void dropLease(const QSimbaLeaseName &name);
     //! Drops every hint while \a drop is true.
     void setDropHints(bool drop);
+    //! Session ids come from \a generator instead of QSimbaSessionId::generate(): for
+    //! reproducible simulations. It must never repeat an id.
+    void setSessionIdGenerator(std::function<QSimbaSessionId()> generator);
     //! SPI calls made on this store so far (faulted ones included).
     qint64 callCount() const;
 

@@ -273,6 +273,20 @@ private Q_SLOTS:
         QVERIFY(freeForOthers(QStringLiteral("move")));
     }
 
+    void continuationTakesTheTerm()
+    {
+        auto simba = client();
+        std::optional<qint64> token;
+        auto chained = simba->lock(QStringLiteral("then"))->acquireAsync(5s).then(this, [&](QFuture<QSimbaLockTerm> f) {
+            QSimbaLockTerm term = f.takeResult();
+            token = term.token();
+            term.close();
+        });
+        QTRY_VERIFY(chained.isFinished());
+        QVERIFY(token.has_value() && *token > 0);
+        QVERIFY(freeForOthers(QStringLiteral("then")));
+    }
+
     void lockEventsCarryKind()
     {
         QList<QSimbaEvent> events;
