@@ -210,20 +210,7 @@ void Core::close(Nanos now, quint64 closed, quint64 afterCallbacks)
         for (const auto &w : std::exchange(e.waiters, {}))
             if (!w.granted)
                 answerWaiter(e, w, nullptr, Failure::Closed);
-        switch (e.phase) {
-        case Status::Idle:
-            break;
-        case Status::Candidate:
-        case Status::Cooldown:
-            setPhase(e, Status::Idle);
-            break;
-        case Status::Leader:
-            beginHandover(now, e, Reason::Stopped, After::Idle);
-            break;
-        case Status::Handover:
-            e.after = After::Idle;
-            break;
-        }
+        stopContending(now, e);
     }
     pump(now);
 }
@@ -1175,7 +1162,7 @@ void Core::stopGroup(Nanos now, const QString &group, quint64 promise)
     g.owned.clear();
     for (auto &[name, e] : m_elections)
         if (e.group == group)
-            stopPartition(now, e);
+            stopContending(now, e);
     checkGroupStopped(now, g);
     pump(now);
 }
@@ -1186,7 +1173,7 @@ QSet<int> Core::groupPartitions(const QString &group) const
     return it == m_groups.end() ? QSet<int>() : it->second.owned;
 }
 
-void Core::stopPartition(Nanos now, Election &e)
+void Core::stopContending(Nanos now, Election &e)
 {
     switch (e.phase) {
     case Status::Idle:
@@ -1303,7 +1290,7 @@ void Core::assign(Nanos now, Group &g)
         } else {
             // Moved away: hand over (work first, then the lease).
             e.restart = false;
-            stopPartition(now, e);
+            stopContending(now, e);
         }
     }
 }

@@ -316,7 +316,8 @@ private:
     void onJoined(Nanos now, const Inflight &call, const Reply &reply);
     void onLeft(Nanos now, const Inflight &call, const Reply &reply);
     void assign(Nanos now, Group &g);
-    void stopPartition(Nanos now, Election &e);
+    //! Stops contending: an active term hands over, then the election is idle.
+    void stopContending(Nanos now, Election &e);
     void checkGroupStopped(Nanos now, Group &g);
     QSimbaLeaseName partitionName(const Group &g, int p) const;
 
