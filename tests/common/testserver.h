@@ -37,7 +37,9 @@ public:
 
     //! Starts the server; false (with errorString()) when it did not become ready in time.
     virtual bool start() = 0;
-    //! Stops the server (TERM, then KILL after a grace period). Idempotent.
+    //! Stops the server (TERM, then KILL after a grace period). Idempotent. The base
+    //! destructor can only call this base version: a subclass that overrides stop() calls
+    //! its own from its destructor.
     virtual void stop();
 
 protected:
