@@ -10,7 +10,7 @@ jobs=$(nproc)
 
 "$root/scripts/build.sh" build
 (cd "$root/build" && ctest --output-on-failure -j"$jobs" "$@")
-grep -h "simulation: .* steps" "$root/build/Testing/Temporary/LastTest.log" 2>/dev/null | sed 's/^.*QINFO *: *//' || true
+grep -h "^simulation: .* steps" "$root/build/Testing/Temporary/LastTest.log" 2>/dev/null || true
 
 "$root/scripts/build.sh" build-asan -DCMAKE_BUILD_TYPE=Debug -DQSIMBA_SANITIZE=ON
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
