@@ -1191,9 +1191,8 @@ void Core::stopContending(Nanos now, Election &e)
     }
 }
 
-void Core::checkGroupStopped(Nanos now, Group &g)
+void Core::checkGroupStopped(Nanos, Group &g)
 {
-    Q_UNUSED(now);
     if (!g.stopping)
         return;
     const bool handedOver = std::none_of(m_elections.cbegin(), m_elections.cend(), [&](const auto &p) {

@@ -115,7 +115,6 @@ private Q_SLOTS:
         QCOMPARE(c->terms[0].revoked().result(), Reason::DeadlinePassed);
         QVERIFY(events.contains(QSimbaEvent::Type::SessionExpired));
         // The backend comes back: a new session, a new term with a higher token.
-        const auto oldSession = c->terms[0].name(); Q_UNUSED(oldSession);
         const auto firstSession = c->core.snapshot(c->now()).session.id;
         c->backend.failNext(0);
         c->advance(2s);
@@ -145,7 +144,6 @@ private Q_SLOTS:
         c->advance(1s);
         QCOMPARE(c->of(Type::Revoked).size(), 1);
         QCOMPARE(c->of(Type::Revoked)[0].reason, Reason::SessionExpired);
-        const auto expired = c->callbacks.last(); Q_UNUSED(expired);
         bool sawExpired = false;
         for (const auto &cb : c->of(Type::Event))
             if (cb.event.type() == QSimbaEvent::Type::SessionExpired) {
