@@ -133,26 +133,12 @@ void Core::stopElection(Nanos now, const QSimbaLeaseName &name, quint64 promise)
     }
     auto &e = it->second;
     e.restart = false;
-    switch (e.phase) {
-    case Status::Idle:
+    const bool handingOver = e.phase == Status::Leader || e.phase == Status::Handover;
+    if (handingOver && promise)
+        e.promises.push_back(promise); // completed when the handover is done
+    stopContending(now, e);
+    if (!handingOver)
         complete(name.toString(), promise);
-        break;
-    case Status::Candidate:
-    case Status::Cooldown:
-        setPhase(e, Status::Idle);
-        complete(name.toString(), promise);
-        break;
-    case Status::Leader:
-        if (promise)
-            e.promises.push_back(promise);
-        beginHandover(now, e, Reason::Stopped, After::Idle);
-        break;
-    case Status::Handover:
-        if (promise)
-            e.promises.push_back(promise);
-        e.after = After::Idle;
-        break;
-    }
     pump(now);
 }
 
