@@ -14,7 +14,8 @@ packages=(
   qml6-module-qttest
   libhiredis-dev libzookeeper-mt-dev
   redis-server redis-tools zookeeper postgresql mariadb-server mariadb-client
-  xvfb xauth fonts-wqy-microhei
+  etcd-server etcd-client prometheus openssl
+  xvfb xauth fonts-wqy-microhei ccache
 )
 
 missing=()

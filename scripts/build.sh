@@ -7,5 +7,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-build}
 shift || true
 "$root/scripts/bootstrap.sh"
-cmake -S "$root" -B "$root/$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@"
+# ccache (installed by bootstrap) makes a rebuild, or a second checkout of the same sources, cheap.
+launcher=()
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S "$root" -B "$root/$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" "$@"
 cmake --build "$root/$dir"
