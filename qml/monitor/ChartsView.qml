@@ -40,6 +40,8 @@ Item {
             axisX: timeAxis
             axisY: changesAxis
             width: 2
+            color: "#e15759"
+            pointsVisible: true
             VXYModelMapper { model: Monitor.chart; xColumn: 0; yColumn: 1 }
         }
         LineSeries {
@@ -48,6 +50,8 @@ Item {
             axisX: timeAxis
             axisYRight: latencyAxis
             width: 2
+            color: "#4e79a7"
+            pointsVisible: true
             VXYModelMapper { model: Monitor.chart; xColumn: 0; yColumn: 2 }
         }
     }

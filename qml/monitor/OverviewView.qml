@@ -32,7 +32,7 @@ Item {
         anchors.margins: 12
         clip: true
         cellWidth: Math.max(380, width / Math.max(1, Math.floor(width / 420)))
-        cellHeight: 300
+        cellHeight: 250
         model: Monitor.connections
         delegate: Item {
             width: grid.cellWidth

@@ -30,9 +30,20 @@ QVariant ChartModel::data(const QModelIndex &index, int role) const
     switch (index.column()) {
     case TimeColumn: return double(b.time);
     case ChangesColumn: return double(b.changes);
-    case LatencyColumn: return b.latencyCount ? b.latencySum / b.latencyCount : 0.0;
+    case LatencyColumn: return latencyAt(index.row());
     default: return {};
     }
+}
+
+double ChartModel::latencyAt(int row) const
+{
+    // A bucket without a call carries the last mean: no measurement is not a latency of 0.
+    for (int r = row; r >= 0; --r) {
+        const Bucket &b = m_rows.at(r);
+        if (b.latencyCount)
+            return b.latencySum / b.latencyCount;
+    }
+    return 0.0;
 }
 
 void ChartModel::touchLast()
@@ -91,7 +102,7 @@ double ChartModel::maxChanges() const
 double ChartModel::maxLatency() const
 {
     double m = 0;
-    for (const auto &b : m_rows)
-        m = std::max(m, b.latencyCount ? b.latencySum / b.latencyCount : 0.0);
+    for (int r = 0; r < m_rows.size(); ++r)
+        m = std::max(m, latencyAt(r));
     return std::max(10.0, m * 1.2);
 }

@@ -9,7 +9,8 @@
  * Leadership changes and backend call latency over time, for the chart: one row per
  * bucketMs() (5 s) of wall-clock time, the last maxRows() (30 minutes) of them. Columns:
  * time (ms since the epoch), terms started in the bucket (all connections), mean latency
- * of the backend calls seen in the bucket (ms). The current bucket updates in place.
+ * of the backend calls seen in the bucket (ms; a bucket without calls repeats the last
+ * mean). The current bucket updates in place.
  */
 class ChartModel : public QAbstractTableModel
 {
@@ -45,6 +46,7 @@ Q_SIGNALS:
 private:
     struct Bucket { qint64 time; int changes; double latencySum; int latencyCount; };
     void touchLast();
+    double latencyAt(int row) const;
     QList<Bucket> m_rows;
     QTimer m_timer;
 };

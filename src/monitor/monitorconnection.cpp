@@ -54,11 +54,20 @@ MonitorConnection::MonitorConnection(Kind kind, const QString &url, QObject *par
     m_clock.start();
     if (needsPassword(m_url)) {
         m_state = State::NeedsPassword;
-        m_problem = tr("The password is not stored: enter it to connect.");
+        m_problem = [] { return tr("The password is not stored: enter it to connect."); };
     }
 }
 
 MonitorConnection::~MonitorConnection() = default;
+
+QString MonitorConnection::healthReason() const
+{
+    if (m_healthReason.isEmpty())
+        return {};
+    const QString reason = m_healthReason.section(QLatin1Char('\n'), 0, 0);
+    const QString detail = m_healthReason.section(QLatin1Char('\n'), 1);
+    return detail.isEmpty() ? MonitorFormat::reason(reason) : MonitorFormat::reason(reason) + QStringLiteral(": ") + detail;
+}
 
 void MonitorConnection::supplyPassword(const QString &password)
 {
@@ -67,7 +76,7 @@ void MonitorConnection::supplyPassword(const QString &password)
     static const QRegularExpression digest(QStringLiteral("(digest=[^:&\\s]*:)\\*\\*\\*"));
     m_url.replace(digest, QStringLiteral("\\1") + encoded);
     m_state = State::Connecting;
-    m_problem.clear();
+    m_problem = nullptr;
     Q_EMIT changed();
     start();
 }
@@ -79,7 +88,7 @@ void MonitorConnection::setUp(const MonitorSnapshot &snapshot)
     m_lastSuccess = QDateTime::currentDateTimeUtc();
     const bool wasUp = m_state == State::Up;
     m_state = State::Up;
-    m_problem.clear();
+    m_problem = nullptr;
     m_failures = 0;
     Q_EMIT snapshotUpdated();
     if (!wasUp)
@@ -87,11 +96,11 @@ void MonitorConnection::setUp(const MonitorSnapshot &snapshot)
     Q_EMIT changed();
 }
 
-void MonitorConnection::setFailed(const QString &problem)
+void MonitorConnection::setFailed(const Problem &problem)
 {
     ++m_failures;
-    if (m_state != State::Failing || m_problem != problem)
-        qCWarning(lcMonitor).noquote() << m_displayUrl << "failed:" << problem;
+    if (m_state != State::Failing || this->problem() != problem())
+        qCWarning(lcMonitor).noquote() << m_displayUrl << "failed:" << problem();
     m_state = State::Failing;
     m_problem = problem;
     Q_EMIT changed();
@@ -113,6 +122,7 @@ class BackendWorker : public QObject
 {
     Q_OBJECT
 public:
+    enum { NotInspectable, InvalidUrl, BackendFailed };
     BackendWorker(const QString &url, int pollInterval) : m_url(url), m_pollInterval(pollInterval) {}
     ~BackendWorker() override
     {
@@ -131,7 +141,8 @@ public:
 Q_SIGNALS:
     void inspected(const MonitorSnapshot &snapshot, double latencyMs, const QList<MonitorEvent> &events,
                    int grants, bool hints);
-    void failed(const QString &problem, bool retrying);
+    //! \a what: NotInspectable, InvalidUrl or BackendFailed; \a detail: the backend's own words.
+    void failed(int what, const QString &detail, bool retrying);
 
 private:
     void schedule(int ms)
@@ -148,7 +159,8 @@ private:
 
     void inspect()
     {
-        QString problem;
+        QString detail;
+        int what = BackendFailed;
         bool retry = true;
         try {
             if (!m_backend) {
@@ -156,9 +168,7 @@ private:
                 const auto caps = m_backend->capabilities();
                 if (!caps.inspection) {
                     m_backend.reset();
-                    Q_EMIT failed(BackendConnection::tr("This backend cannot be inspected: connect to the service "
-                                                        "endpoints of its clients instead."),
-                                  false);
+                    Q_EMIT failed(NotInspectable, {}, false);
                     return;
                 }
                 if (caps.releaseHints || caps.membershipHints) {
@@ -183,19 +193,20 @@ private:
             m_timer->start(m_pollInterval);
             return;
         } catch (const QSimbaInvalidArgumentError &e) {
-            problem = BackendConnection::tr("The URL is not valid: %1").arg(e.message());
+            detail = e.message();
+            what = InvalidUrl;
             retry = false;
         } catch (const QSimbaError &e) {
-            problem = BackendConnection::tr("The backend failed: %1").arg(e.message());
+            detail = e.message();
         } catch (const std::exception &e) {
-            problem = BackendConnection::tr("The backend failed: %1").arg(QString::fromLocal8Bit(e.what()));
+            detail = QString::fromLocal8Bit(e.what());
         }
         // A backend that failed may hold a broken connection: build a new one next time.
         m_subscription.reset();
         m_backend.reset();
         m_hints = false;
         ++m_failures;
-        Q_EMIT failed(problem, retry);
+        Q_EMIT failed(what, detail, retry);
         if (retry)
             m_timer->start(std::min(1000 << std::min(m_failures - 1, 5), MaxRetryMs));
     }
@@ -296,8 +307,22 @@ void BackendConnection::start()
                     Q_EMIT eventReceived(e);
                 }
             });
-    connect(worker, &BackendWorker::failed, this, [this](const QString &problem, bool retrying) {
-        setFailed(retrying ? problem : problem + QLatin1Char(' ') + tr("(not retried: change the URL)"));
+    connect(worker, &BackendWorker::failed, this, [this](int what, const QString &detail, bool retrying) {
+        setFailed([what, detail, retrying] {
+            QString text;
+            switch (what) {
+            case BackendWorker::NotInspectable:
+                text = tr("This backend cannot be inspected: connect to the service endpoints of its clients instead.");
+                break;
+            case BackendWorker::InvalidUrl:
+                text = tr("The URL is not valid: %1").arg(detail);
+                break;
+            default:
+                text = tr("The backend failed: %1").arg(detail);
+                break;
+            }
+            return retrying ? text : text + QLatin1Char(' ') + tr("(not retried: change the URL)");
+        });
     });
     m_thread->start();
 }
@@ -305,23 +330,27 @@ void BackendConnection::start()
 // ---------------------------------------------------------------------------------------
 
 namespace {
-QString networkProblem(QNetworkReply *reply)
+MonitorConnection::Problem networkProblem(QNetworkReply *reply)
 {
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const QString path = reply->url().path();
+    const QString authority = reply->url().authority();
+    const QString host = reply->url().host();
+    const QString error = reply->errorString();
     if (status == 401)
-        return EndpointConnection::tr("The endpoint wants a token (HTTP 401): add it as the password");
+        return [] { return EndpointConnection::tr("The endpoint wants a token (HTTP 401): add it as the password"); };
     if (status != 0)
-        return EndpointConnection::tr("The endpoint answered HTTP %1 to %2").arg(status).arg(reply->url().path());
+        return [=] { return EndpointConnection::tr("The endpoint answered HTTP %1 to %2").arg(status).arg(path); };
     switch (reply->error()) {
     case QNetworkReply::ConnectionRefusedError:
-        return EndpointConnection::tr("Nothing listens at %1 (connection refused)").arg(reply->url().authority());
+        return [=] { return EndpointConnection::tr("Nothing listens at %1 (connection refused)").arg(authority); };
     case QNetworkReply::HostNotFoundError:
-        return EndpointConnection::tr("The host %1 is not known").arg(reply->url().host());
+        return [=] { return EndpointConnection::tr("The host %1 is not known").arg(host); };
     case QNetworkReply::OperationCanceledError:
     case QNetworkReply::TimeoutError:
-        return EndpointConnection::tr("%1 did not answer in time").arg(reply->url().authority());
+        return [=] { return EndpointConnection::tr("%1 did not answer in time").arg(authority); };
     default:
-        return EndpointConnection::tr("Cannot reach %1: %2").arg(reply->url().authority(), reply->errorString());
+        return [=] { return EndpointConnection::tr("Cannot reach %1: %2").arg(authority, error); };
     }
 }
 } // namespace
@@ -395,7 +424,9 @@ void EndpointConnection::poll()
         QJsonParseError error;
         const QJsonDocument doc = QJsonDocument::fromJson(reply->readAll(), &error);
         if (!doc.isObject()) {
-            setFailed(tr("GET %1 did not answer a JSON object: %2").arg(reply->url().path(), error.errorString()));
+            const QString path = reply->url().path();
+            const QString why = error.errorString();
+            setFailed([path, why] { return tr("GET %1 did not answer a JSON object: %2").arg(path, why); });
             m_pollTimer.start(retryDelay());
             return;
         }
@@ -417,12 +448,8 @@ void EndpointConnection::pollHealth()
         const QJsonObject o = QJsonDocument::fromJson(reply->readAll()).object();
         const bool up = status == 200;
         QString reason;
-        if (!up) {
-            reason = MonitorFormat::reason(o.value(u"reason").toString());
-            const QString detail = o.value(u"detail").toString();
-            if (!detail.isEmpty())
-                reason += QStringLiteral(": ") + detail;
-        }
+        if (!up)
+            reason = o.value(u"reason").toString() + QLatin1Char('\n') + o.value(u"detail").toString();
         if (up != m_healthUp || reason != m_healthReason) {
             m_healthUp = up;
             m_healthReason = reason;

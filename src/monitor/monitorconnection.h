@@ -12,6 +12,7 @@
 #include <QtCore/QTimer>
 #include <QtCore/QUrl>
 
+#include <functional>
 #include <memory>
 
 class QNetworkAccessManager;
@@ -47,13 +48,16 @@ public:
     Kind kind() const { return m_kind; }
     QString displayUrl() const { return m_displayUrl; }
     State state() const { return m_state; }
-    //! Why the last attempt failed, in words; empty when up.
-    QString problem() const { return m_problem; }
+    //! Why the last attempt failed, in words of the current language; empty when up.
+    QString problem() const { return m_problem ? m_problem() : QString(); }
+    //! A problem is kept as how to say it, so a language switch says it again.
+    using Problem = std::function<QString()>;
     //! Failed attempts in a row.
     int failures() const { return m_failures; }
     //! Healthy: up, and (for an endpoint) /simba/health answers UP.
     bool healthy() const { return m_state == State::Up && m_healthUp; }
-    QString healthReason() const { return m_healthReason; }
+    //! Why the endpoint says it is unhealthy, in words of the current language.
+    QString healthReason() const;
     const MonitorSnapshot &snapshot() const { return m_snapshot; }
     //! When the snapshot was taken, on QElapsedTimer's monotonic clock (ms).
     qint64 snapshotAt() const { return m_snapshotAt; }
@@ -79,17 +83,17 @@ Q_SIGNALS:
 protected:
     MonitorConnection(Kind kind, const QString &url, QObject *parent);
     void setUp(const MonitorSnapshot &snapshot);
-    void setFailed(const QString &problem);
+    void setFailed(const Problem &problem);
     int retryDelay() const;
 
     Kind m_kind;
     QString m_url; //!< with the password: never shown, logged or stored
     QString m_displayUrl;
     State m_state = State::Connecting;
-    QString m_problem;
+    Problem m_problem;
     int m_failures = 0;
     bool m_healthUp = true;
-    QString m_healthReason;
+    QString m_healthReason; //!< as the endpoint said it: REASON\ndetail
     MonitorSnapshot m_snapshot;
     qint64 m_snapshotAt = 0;
     QDateTime m_lastSuccess;
