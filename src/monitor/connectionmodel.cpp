@@ -170,9 +170,7 @@ void ConnectionModel::update(MonitorConnection *connection, bool snapshot)
             const qint64 most = std::max(r.maxRemaining.value(session.id), session.remainingMs);
             seen.insert(session.id, most);
             if (session.remainingMs < most * ExpiringShare) {
-                const QString host = session.metadata.value(QStringLiteral("host"));
-                const QString who = host.isEmpty() ? session.id : host + QLatin1Char(':') + session.metadata.value(QStringLiteral("pid"));
-                r.expiring.append(tr("%1 (%2 left)").arg(who, MonitorFormat::duration(session.remainingMs)));
+                r.expiring.append(tr("%1 (%2 left)").arg(MonitorSnapshot::label(session), MonitorFormat::duration(session.remainingMs)));
             }
         }
         r.maxRemaining = std::move(seen);

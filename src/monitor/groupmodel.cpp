@@ -87,9 +87,7 @@ void GroupModel::apply(const QString &connection, const MonitorSnapshot &snapsho
         Row r{connection, g.name, {}, g.partitions, g.owners, {}};
         for (const auto &m : g.members) {
             const auto *s = sessions.value(m);
-            QString label = m.left(8);
-            if (s && s->metadata.contains(QStringLiteral("host")))
-                label = s->metadata.value(QStringLiteral("host")) + QLatin1Char(':') + s->metadata.value(QStringLiteral("pid"));
+            const QString label = s ? MonitorSnapshot::label(*s) : m.left(8);
             r.members.append({m, label});
         }
         int row = -1;

@@ -121,6 +121,8 @@ void LeaseModel::apply(const QString &connection, const MonitorSnapshot &snapsho
         r.deadline = r.held ? takenAt + lease.remainingMs : 0;
         if (const auto *s = sessions.value(lease.holder)) {
             r.host = s->metadata.value(QStringLiteral("host"));
+            if (r.host.isEmpty())
+                r.host = MonitorSnapshot::label(*s);
             r.pid = s->metadata.value(QStringLiteral("pid"));
             r.command = s->metadata.value(QStringLiteral("command"));
         }

@@ -88,3 +88,18 @@ const MonitorSession *MonitorSnapshot::session(const QString &id) const
     }
     return nullptr;
 }
+
+QString MonitorSnapshot::label(const MonitorSession &session)
+{
+    const QString host = session.metadata.value(QStringLiteral("host"));
+    if (!host.isEmpty()) {
+        const QString pid = session.metadata.value(QStringLiteral("pid"));
+        return pid.isEmpty() ? host : host + QLatin1Char(':') + pid;
+    }
+    for (const QString &key : {QStringLiteral("node"), QStringLiteral("name")}) {
+        const QString value = session.metadata.value(key);
+        if (!value.isEmpty())
+            return value;
+    }
+    return session.id.left(8);
+}

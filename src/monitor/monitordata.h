@@ -50,6 +50,9 @@ struct MonitorSnapshot
     //! From GET /simba of a service endpoint (docs/endpoint.md).
     static MonitorSnapshot fromEndpoint(const QJsonObject &simba);
     const MonitorSession *session(const QString &id) const;
+    //! How an operator names a session: "host:pid" from its metadata, else its "node" or
+    //! "name", else the start of its id.
+    static QString label(const MonitorSession &session);
 };
 
 struct MonitorEvent

@@ -281,7 +281,7 @@ private Q_SLOTS:
         QCOMPARE(controller.addConnection(url), QString());
         ConnectionModel *connections = controller.connections();
         QTRY_VERIFY_WITH_TIMEOUT(connections->index(0).data(ConnectionModel::HealthyRole).toBool(), 10000);
-        QCOMPARE(connections->index(0).data(ConnectionModel::SessionsRole).toInt(), 2);
+        QTRY_COMPARE_WITH_TIMEOUT(connections->index(0).data(ConnectionModel::SessionsRole).toInt(), 2, 10000);
         QVERIFY(connections->index(0).data(ConnectionModel::RefreshRole).toString().contains(QStringLiteral("2.0 s")));
 
         LeaseModel *leases = controller.leaseModel();
