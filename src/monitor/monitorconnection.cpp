@@ -492,9 +492,10 @@ void EndpointConnection::openEvents()
 
 void EndpointConnection::onEventBytes()
 {
-    if (!m_events)
+    if (!m_events || !m_events->isOpen())
         return;
-    m_eventFailures = 0;
+    if (m_events->bytesAvailable() > 0)
+        m_eventFailures = 0;
     const auto events = m_sse.feed(m_events->readAll());
     int grants = 0;
     for (const auto &sse : events) {
