@@ -545,5 +545,13 @@
         <source>Partition %1: %2</source>
         <translation>Partition %1: %2</translation>
     </message>
+    <message>
+        <source>this client's partitions only</source>
+        <translation>this client's partitions only</translation>
+    </message>
+    <message>
+        <source>Partition %1: not this client's</source>
+        <translation>Partition %1: not this client's</translation>
+    </message>
 </context>
 </TS>

@@ -545,5 +545,13 @@
         <source>Partition %1: %2</source>
         <translation>分区 %1：%2</translation>
     </message>
+    <message>
+        <source>this client's partitions only</source>
+        <translation>仅显示本客户端的分区</translation>
+    </message>
+    <message>
+        <source>Partition %1: not this client's</source>
+        <translation>分区 %1：不属于本客户端</translation>
+    </message>
 </context>
 </TS>

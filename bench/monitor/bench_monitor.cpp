@@ -188,7 +188,7 @@ int main(int argc, char *argv[])
                 "timeline holds %d (%d shown by the type filter)\n",
                 perFlush, median(flushMs), *std::max_element(flushMs.cbegin(), flushMs.cend()),
                 addNs / 1e3 / (seconds * 10.0 * perFlush), events.count(), filter.rowCount());
-    std::printf("memory (RSS): start %lld KiB, with %d leases (+both lease models) %lld KiB, with %d events %lld KiB\n",
+    std::printf("memory (RSS): start %lld KiB, with %d leases in the model %lld KiB, then with %d events (and the baseline model) %lld KiB\n",
                 rss0, leases, rssLeases, events.count(), rssAll);
     std::printf("per 2 s poll: GUI thread busy %.2f ms for leases + %.2f ms for 20 event flushes = %.1f %%\n",
                 median(refreshMs) + 4 * median(tickMs), 20 * median(flushMs),

@@ -29,52 +29,57 @@ Item {
                 color: theme.muted
             }
         }
-        HorizontalHeaderView {
-            id: header
-            Layout.fillWidth: true
-            syncView: table
-            clip: true
-            delegate: Rectangle {
-                implicitHeight: 30
-                implicitWidth: 100
-                color: "#e8eaee"
-                border.color: theme.border
-                Label {
-                    anchors.fill: parent
-                    anchors.leftMargin: 6
-                    verticalAlignment: Text.AlignVCenter
-                    text: display + (Monitor.leases.sortColumn === column ? (Monitor.leases.descending ? " ▼" : " ▲") : "")
-                    font.bold: true
-                    elide: Text.ElideRight
-                }
-                TapHandler { onTapped: Monitor.leases.sortBy(column) }
-            }
-        }
-        TableView {
-            id: table
-            objectName: "leaseTable"
+        ColumnLayout {
             Layout.fillWidth: true
             Layout.fillHeight: true
-            clip: true
-            model: Monitor.leases
-            columnSpacing: 0
-            rowSpacing: 0
-            boundsBehavior: Flickable.StopAtBounds
-            ScrollBar.vertical: ScrollBar {}
-            property var widths: [0.2, 0.2, 0.14, 0.07, 0.08, 0.1, 0.21]
-            columnWidthProvider: (column) => Math.max(60, widths[column] * table.width)
-            onWidthChanged: forceLayout()
-            delegate: Rectangle {
-                implicitHeight: 26
-                color: row % 2 ? "#ffffff" : "#f7f8fa"
-                Label {
-                    anchors.fill: parent
-                    anchors.leftMargin: 6
-                    verticalAlignment: Text.AlignVCenter
-                    text: display
-                    elide: Text.ElideMiddle
-                    color: column === 5 && expiring ? theme.failing : column === 2 && !held ? theme.muted : "#202020"
-                    font.family: column >= 3 ? "monospace" : ""
+            spacing: 0
+            HorizontalHeaderView {
+                id: header
+                Layout.fillWidth: true
+                syncView: table
+                clip: true
+                delegate: Rectangle {
+                    implicitHeight: 30
+                    implicitWidth: 100
+                    color: "#e8eaee"
+                    border.color: theme.border
+                    Label {
+                        anchors.fill: parent
+                        anchors.leftMargin: 6
+                        verticalAlignment: Text.AlignVCenter
+                        text: display + (Monitor.leases.sortColumn === column ? (Monitor.leases.descending ? " ▼" : " ▲") : "")
+                        font.bold: true
+                        elide: Text.ElideRight
+                    }
+                    TapHandler { onTapped: Monitor.leases.sortBy(column) }
+                }
+            }
+            TableView {
+                id: table
+                objectName: "leaseTable"
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+                clip: true
+                model: Monitor.leases
+                columnSpacing: 0
+                rowSpacing: 0
+                boundsBehavior: Flickable.StopAtBounds
+                ScrollBar.vertical: ScrollBar {}
+                property var widths: [0.18, 0.17, 0.12, 0.07, 0.14, 0.09, 0.23]
+                columnWidthProvider: (column) => Math.max(60, widths[column] * table.width)
+                onWidthChanged: forceLayout()
+                delegate: Rectangle {
+                    implicitHeight: 26
+                    color: row % 2 ? "#ffffff" : "#f7f8fa"
+                    Label {
+                        anchors.fill: parent
+                        anchors.leftMargin: 6
+                        verticalAlignment: Text.AlignVCenter
+                        text: display
+                        elide: Text.ElideMiddle
+                        color: column === 5 && expiring ? theme.failing : column === 2 && !held ? theme.muted : "#202020"
+                        font.family: column >= 3 ? "monospace" : ""
+                    }
                 }
             }
         }

@@ -42,6 +42,7 @@ Item {
                 Label {
                     text: qsTr("%1 · %n partition(s)", "", model.partitionCount).arg(model.connection)
                           + (model.unowned > 0 ? " · " + qsTr("%n without owner", "", model.unowned) : "")
+                          + (model.partial ? " · " + qsTr("this client's partitions only") : "")
                     color: model.unowned > 0 ? theme.failing : theme.muted
                 }
                 Flow {
@@ -77,7 +78,8 @@ Item {
                                 font.bold: true
                             }
                             ToolTip.visible: tap.hovered
-                            ToolTip.text: modelData.owner === "" ? qsTr("Partition %1: no owner").arg(modelData.partition)
+                            ToolTip.text: modelData.owner === "" ? (model.partial ? qsTr("Partition %1: not this client's").arg(modelData.partition)
+                                                                                  : qsTr("Partition %1: no owner").arg(modelData.partition))
                                                                  : qsTr("Partition %1: %2").arg(modelData.partition).arg(modelData.ownerLabel)
                             HoverHandler { id: tap }
                         }

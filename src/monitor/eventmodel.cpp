@@ -42,7 +42,7 @@ QVariant EventModel::data(const QModelIndex &index, int role) const
     case SummaryRole: {
         QStringList parts;
         if (e.token > 0)
-            parts << tr("token %1").arg(MonitorFormat::number(e.token));
+            parts << tr("token %1").arg(e.token); // an identifier: no digit grouping
         const QString reason = e.fields.value(u"reason").toString();
         if (!reason.isEmpty())
             parts << MonitorFormat::reason(reason);

@@ -18,7 +18,8 @@ int GroupModel::rowCount(const QModelIndex &parent) const
 QHash<int, QByteArray> GroupModel::roleNames() const
 {
     return {{ConnectionRole, "connection"}, {NameRole, "name"},           {MembersRole, "members"},
-            {PartitionCountRole, "partitionCount"}, {PartitionsRole, "partitions"}, {UnownedRole, "unowned"}};
+            {PartitionCountRole, "partitionCount"}, {PartitionsRole, "partitions"}, {UnownedRole, "unowned"},
+            {PartialRole, "partial"}};
 }
 
 QVariant GroupModel::data(const QModelIndex &index, int role) const
@@ -43,7 +44,10 @@ QVariant GroupModel::data(const QModelIndex &index, int role) const
     case PartitionCountRole:
         return r.partitions;
     case UnownedRole:
-        return r.partitions - int(r.owners.size());
+        // An endpoint knows only its own partitions: the others may well have owners.
+        return r.partial ? 0 : r.partitions - int(r.owners.size());
+    case PartialRole:
+        return r.partial;
     case PartitionsRole: {
         QVariantList out;
         const qint64 now = m_clock.elapsed();
@@ -84,7 +88,7 @@ void GroupModel::apply(const QString &connection, const MonitorSnapshot &snapsho
     bool anyMoved = false;
     for (const auto &g : snapshot.groups) {
         seen.insert(g.name);
-        Row r{connection, g.name, {}, g.partitions, g.owners, {}};
+        Row r{connection, g.name, {}, g.partitions, g.owners, {}, snapshot.partial};
         for (const auto &m : g.members) {
             const auto *s = sessions.value(m);
             const QString label = s ? MonitorSnapshot::label(*s) : m.left(8);
@@ -118,7 +122,7 @@ void GroupModel::apply(const QString &connection, const MonitorSnapshot &snapsho
         bool sameMembers = old.members.size() == r.members.size();
         for (int i = 0; sameMembers && i < r.members.size(); ++i)
             sameMembers = old.members.at(i).session == r.members.at(i).session && old.members.at(i).label == r.members.at(i).label;
-        const bool same = sameMembers && old.owners == r.owners && old.partitions == r.partitions;
+        const bool same = sameMembers && old.owners == r.owners && old.partitions == r.partitions && old.partial == r.partial;
         old = std::move(r);
         if (!same)
             Q_EMIT dataChanged(index(row), index(row));

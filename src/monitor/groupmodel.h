@@ -19,7 +19,7 @@ class GroupModel : public QAbstractListModel
     Q_OBJECT
 public:
     enum Role { ConnectionRole = Qt::UserRole + 1, NameRole, MembersRole, PartitionCountRole, PartitionsRole,
-                UnownedRole };
+                UnownedRole, PartialRole };
     static constexpr int HighlightMs = 2500;
 
     explicit GroupModel(QObject *parent = nullptr);
@@ -42,6 +42,7 @@ private:
         int partitions = 0;
         QMap<int, QString> owners;
         QHash<int, qint64> movedAt;
+        bool partial = false;
     };
     void fade();
 

@@ -59,7 +59,7 @@ QVariant LeaseModel::data(const QModelIndex &index, int role) const
         case NameColumn: return r.name;
         case HolderColumn: return r.held ? (r.host.isEmpty() ? tr("unknown host") : r.host) : tr("nobody");
         case PidColumn: return r.held ? r.pid : QString();
-        case TokenColumn: return MonitorFormat::number(r.token);
+        case TokenColumn: return r.token > 0 ? QString::number(r.token) : QString(); // an identifier: no digit grouping
         case RemainingColumn: return r.held ? MonitorFormat::duration(remaining) : QString();
         case SessionColumn: return r.holder;
         default: break;
@@ -228,6 +228,8 @@ LeaseFilterModel::LeaseFilterModel(QObject *parent) : QSortFilterProxyModel(pare
     setSortRole(LeaseModel::SortRole);
     setFilterCaseSensitivity(Qt::CaseInsensitive);
     setDynamicSortFilter(true);
+    // By name: the same lease seen by a backend and by its holder's endpoint side by side.
+    sort(LeaseModel::NameColumn);
 }
 
 void LeaseFilterModel::setFilterText(const QString &text)

@@ -45,6 +45,7 @@ MonitorSnapshot MonitorSnapshot::fromInspection(const QSimbaLeaseBackend::Inspec
 MonitorSnapshot MonitorSnapshot::fromEndpoint(const QJsonObject &simba)
 {
     MonitorSnapshot out;
+    out.partial = true;
     const QJsonObject client = simba.value(u"client").toObject();
     const QJsonObject session = simba.value(u"session").toObject();
     const QString id = session.value(u"id").toString();

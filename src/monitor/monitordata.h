@@ -44,6 +44,8 @@ struct MonitorSnapshot
     QList<MonitorSession> sessions;
     QList<MonitorLease> leases;
     QList<MonitorGroup> groups;
+    //! One client's view (an endpoint): what it does not hold may be held by others.
+    bool partial = false;
 
     //! From a backend's inspection; a group's partitions are its leases "{group}.{p}".
     static MonitorSnapshot fromInspection(const QSimbaLeaseBackend::Inspection &in);
