@@ -123,29 +123,11 @@ void EventModel::retranslate()
 
 // ---------------------------------------------------------------------------------------
 
-void EventFilterModel::setType(const QString &type)
+void EventFilterModel::setField(QString &field, const QString &value)
 {
-    if (type == m_type)
+    if (value == field)
         return;
-    m_type = type;
-    invalidateFilter();
-    Q_EMIT changed();
-}
-
-void EventFilterModel::setName(const QString &name)
-{
-    if (name == m_name)
-        return;
-    m_name = name;
-    invalidateFilter();
-    Q_EMIT changed();
-}
-
-void EventFilterModel::setConnection(const QString &connection)
-{
-    if (connection == m_connection)
-        return;
-    m_connection = connection;
+    field = value;
     invalidateFilter();
     Q_EMIT changed();
 }

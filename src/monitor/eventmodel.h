@@ -68,11 +68,11 @@ class EventFilterModel : public QSortFilterProxyModel
 public:
     using QSortFilterProxyModel::QSortFilterProxyModel;
     QString type() const { return m_type; }
-    void setType(const QString &type);
+    void setType(const QString &type) { setField(m_type, type); }
     QString name() const { return m_name; }
-    void setName(const QString &name);
+    void setName(const QString &name) { setField(m_name, name); }
     QString connection() const { return m_connection; }
-    void setConnection(const QString &connection);
+    void setConnection(const QString &connection) { setField(m_connection, connection); }
     //! The fields of the event in proxy row \a row, as [{key, value}] for the details pane.
     Q_INVOKABLE QVariantList fields(int row) const;
 
@@ -83,6 +83,7 @@ protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
 
 private:
+    void setField(QString &field, const QString &value);
     QString m_type;
     QString m_name;
     QString m_connection;
