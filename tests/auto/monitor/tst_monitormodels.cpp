@@ -13,7 +13,9 @@
 #include "redisserver.h"
 #include "sseparser.h"
 
+#include <QtCore/QElapsedTimer>
 #include <QtCore/QSettings>
+#include <QtCore/QTimer>
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QAbstractItemModelTester>
 #include <QtTest/QSignalSpy>
@@ -389,6 +391,37 @@ private Q_SLOTS:
         QVERIFY2(redis.start(), qPrintable(redis.errorString()));
         QTRY_VERIFY_WITH_TIMEOUT(row.data(ConnectionModel::StateRole).toInt() == int(MonitorConnection::State::Up), 40000);
         QVERIFY(row.data(ConnectionModel::ProblemRole).toString().isEmpty());
+    }
+
+    // A frozen server (SIGSTOP: it accepts connections, answers nothing) keeps an inspection
+    // waiting for the backend's 2 s command timeout; the GUI thread must not wait with it.
+    void inspectionNeverBlocksTheGuiThread()
+    {
+        RedisServer redis;
+        QVERIFY2(redis.start(), qPrintable(redis.errorString()));
+        QVERIFY(redis.pause());
+        MonitorController controller(nullptr);
+        QElapsedTimer clock;
+        qint64 last = 0;
+        qint64 maxGap = 0;
+        QTimer ticker;
+        ticker.setInterval(20);
+        connect(&ticker, &QTimer::timeout, this, [&] {
+            const qint64 now = clock.elapsed();
+            maxGap = std::max(maxGap, now - last);
+            last = now;
+        });
+        clock.start();
+        ticker.start();
+        QCOMPARE(controller.addConnection(redis.url().toString()), QString());
+        const QModelIndex row = controller.connections()->index(0);
+        QTRY_VERIFY_WITH_TIMEOUT(row.data(ConnectionModel::StateRole).toInt() == int(MonitorConnection::State::Failing), 20000);
+        const qint64 waited = clock.elapsed();
+        QVERIFY2(waited >= 1900, qPrintable(QString::number(waited))); // the inspection did wait
+        // While it waited, the GUI thread kept turning (a blocked one would show a 2 s gap).
+        QVERIFY2(maxGap < 1000, qPrintable(QString::number(maxGap)));
+        QVERIFY(redis.resume());
+        QTRY_VERIFY_WITH_TIMEOUT(row.data(ConnectionModel::StateRole).toInt() == int(MonitorConnection::State::Up), 40000);
     }
 
     void badInputIsRefusedInWords()
