@@ -8,8 +8,8 @@
         <translation>Add a connection</translation>
     </message>
     <message>
-        <source>A backend URL shows everything stored there (sqlite:///path/simba.db, redis://host:6379/0, postgresql://user@host/db …). A service endpoint (http://host:port) shows one client's view and its live events.</source>
-        <translation>A backend URL shows everything stored there (sqlite:///path/simba.db, redis://host:6379/0, postgresql://user@host/db …). A service endpoint (http://host:port) shows one client's view and its live events.</translation>
+        <source>A backend URL shows everything stored there (sqlite:///path/simba.db, redis://host:6379/0, postgresql://user@host/db …). A service endpoint (http://host:port) shows one client&apos;s view and its live events.</source>
+        <translation>A backend URL shows everything stored there (sqlite:///path/simba.db, redis://host:6379/0, postgresql://user@host/db …). A service endpoint (http://host:port) shows one client&apos;s view and its live events.</translation>
     </message>
     <message>
         <source>URL</source>
@@ -94,7 +94,10 @@
     </message>
     <message numerus="yes">
         <source>Failing (%n attempt(s)), retrying</source>
-        <translation><numerusform>Failing (%n attempt), retrying</numerusform><numerusform>Failing (%n attempts), retrying</numerusform></translation>
+        <translation>
+            <numerusform>Failing (%n attempt), retrying</numerusform>
+            <numerusform>Failing (%n attempts), retrying</numerusform>
+        </translation>
     </message>
     <message>
         <source>Password needed</source>
@@ -130,7 +133,10 @@
     </message>
     <message numerus="yes">
         <source>%1 (%n partition(s) without owner)</source>
-        <translation><numerusform>%1 (%n partition without owner)</numerusform><numerusform>%1 (%n partitions without owner)</numerusform></translation>
+        <translation>
+            <numerusform>%1 (%n partition without owner)</numerusform>
+            <numerusform>%1 (%n partitions without owner)</numerusform>
+        </translation>
     </message>
     <message>
         <source>%1 (%2 left)</source>
@@ -203,7 +209,10 @@
     </message>
     <message numerus="yes">
         <source>%n new event(s) waiting</source>
-        <translation><numerusform>%n new event waiting</numerusform><numerusform>%n new events waiting</numerusform></translation>
+        <translation>
+            <numerusform>%n new event waiting</numerusform>
+            <numerusform>%n new events waiting</numerusform>
+        </translation>
     </message>
     <message>
         <source>%1 events</source>
@@ -329,16 +338,16 @@
         <translation>Put the password into this URL yourself: it names no single host.</translation>
     </message>
     <message>
-        <source>"%1" is not an endpoint URL such as http://127.0.0.1:8080.</source>
-        <translation>"%1" is not an endpoint URL such as http://127.0.0.1:8080.</translation>
+        <source>&quot;%1&quot; is not an endpoint URL such as http://127.0.0.1:8080.</source>
+        <translation>&quot;%1&quot; is not an endpoint URL such as http://127.0.0.1:8080.</translation>
     </message>
     <message>
-        <source>"%1" is not a backend URL: %2</source>
-        <translation>"%1" is not a backend URL: %2</translation>
+        <source>&quot;%1&quot; is not a backend URL: %2</source>
+        <translation>&quot;%1&quot; is not a backend URL: %2</translation>
     </message>
     <message>
-        <source>"%1" is already watched.</source>
-        <translation>"%1" is already watched.</translation>
+        <source>&quot;%1&quot; is already watched.</source>
+        <translation>&quot;%1&quot; is already watched.</translation>
     </message>
 </context>
 <context>
@@ -523,11 +532,17 @@
     </message>
     <message numerus="yes">
         <source>%1 · %n partition(s)</source>
-        <translation><numerusform>%1 · %n partition</numerusform><numerusform>%1 · %n partitions</numerusform></translation>
+        <translation>
+            <numerusform>%1 · %n partition</numerusform>
+            <numerusform>%1 · %n partitions</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source>%n without owner</source>
-        <translation><numerusform>%n without owner</numerusform><numerusform>%n without owner</numerusform></translation>
+        <translation>
+            <numerusform>%n without owner</numerusform>
+            <numerusform>%n without owner</numerusform>
+        </translation>
     </message>
     <message>
         <source>Members:</source>
@@ -546,12 +561,12 @@
         <translation>Partition %1: %2</translation>
     </message>
     <message>
-        <source>this client's partitions only</source>
-        <translation>this client's partitions only</translation>
+        <source>this client&apos;s partitions only</source>
+        <translation>this client&apos;s partitions only</translation>
     </message>
     <message>
-        <source>Partition %1: not this client's</source>
-        <translation>Partition %1: not this client's</translation>
+        <source>Partition %1: not this client&apos;s</source>
+        <translation>Partition %1: not this client&apos;s</translation>
     </message>
 </context>
 </TS>

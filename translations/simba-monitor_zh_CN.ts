@@ -8,7 +8,7 @@
         <translation>添加连接</translation>
     </message>
     <message>
-        <source>A backend URL shows everything stored there (sqlite:///path/simba.db, redis://host:6379/0, postgresql://user@host/db …). A service endpoint (http://host:port) shows one client's view and its live events.</source>
+        <source>A backend URL shows everything stored there (sqlite:///path/simba.db, redis://host:6379/0, postgresql://user@host/db …). A service endpoint (http://host:port) shows one client&apos;s view and its live events.</source>
         <translation>填写后端地址，可查看其中保存的全部会话与租约（如 sqlite:///path/simba.db、redis://host:6379/0、postgresql://user@host/db 等）；填写服务端点（http://host:port），可查看单个客户端的状态及其实时事件。</translation>
     </message>
     <message>
@@ -94,7 +94,9 @@
     </message>
     <message numerus="yes">
         <source>Failing (%n attempt(s)), retrying</source>
-        <translation><numerusform>连接失败（已尝试 %n 次），正在重试</numerusform></translation>
+        <translation>
+            <numerusform>连接失败（已尝试 %n 次），正在重试</numerusform>
+        </translation>
     </message>
     <message>
         <source>Password needed</source>
@@ -130,7 +132,9 @@
     </message>
     <message numerus="yes">
         <source>%1 (%n partition(s) without owner)</source>
-        <translation><numerusform>%1（%n 个分区无人负责）</numerusform></translation>
+        <translation>
+            <numerusform>%1（%n 个分区无人负责）</numerusform>
+        </translation>
     </message>
     <message>
         <source>%1 (%2 left)</source>
@@ -203,7 +207,9 @@
     </message>
     <message numerus="yes">
         <source>%n new event(s) waiting</source>
-        <translation><numerusform>%n 条新事件待显示</numerusform></translation>
+        <translation>
+            <numerusform>%n 条新事件待显示</numerusform>
+        </translation>
     </message>
     <message>
         <source>%1 events</source>
@@ -329,15 +335,15 @@
         <translation>该地址包含多个主机，请直接把密码写入地址中。</translation>
     </message>
     <message>
-        <source>"%1" is not an endpoint URL such as http://127.0.0.1:8080.</source>
+        <source>&quot;%1&quot; is not an endpoint URL such as http://127.0.0.1:8080.</source>
         <translation>“%1”不是有效的端点地址，示例：http://127.0.0.1:8080。</translation>
     </message>
     <message>
-        <source>"%1" is not a backend URL: %2</source>
+        <source>&quot;%1&quot; is not a backend URL: %2</source>
         <translation>“%1”不是有效的后端地址：%2</translation>
     </message>
     <message>
-        <source>"%1" is already watched.</source>
+        <source>&quot;%1&quot; is already watched.</source>
         <translation>“%1”已在监控中。</translation>
     </message>
 </context>
@@ -523,11 +529,15 @@
     </message>
     <message numerus="yes">
         <source>%1 · %n partition(s)</source>
-        <translation><numerusform>%1 · %n 个分区</numerusform></translation>
+        <translation>
+            <numerusform>%1 · %n 个分区</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source>%n without owner</source>
-        <translation><numerusform>%n 个无人负责</numerusform></translation>
+        <translation>
+            <numerusform>%n 个无人负责</numerusform>
+        </translation>
     </message>
     <message>
         <source>Members:</source>
@@ -546,11 +556,11 @@
         <translation>分区 %1：%2</translation>
     </message>
     <message>
-        <source>this client's partitions only</source>
+        <source>this client&apos;s partitions only</source>
         <translation>仅显示本客户端的分区</translation>
     </message>
     <message>
-        <source>Partition %1: not this client's</source>
+        <source>Partition %1: not this client&apos;s</source>
         <translation>分区 %1：不属于本客户端</translation>
     </message>
 </context>
