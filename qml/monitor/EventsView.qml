@@ -69,28 +69,59 @@ Item {
                 property bool follow: true
                 onMovementEnded: follow = atYEnd
                 onCountChanged: if (follow && !Monitor.eventModel.paused) positionViewAtEnd()
+                // At 1,000 events per second the visible rows turn over every batch: pooled
+                // delegates of plain Text items keep that cheap.
+                reuseItems: true
                 delegate: Rectangle {
+                    id: row
+                    required property int index
+                    required property string time
+                    required property string type
+                    required property string typeText
+                    required property string name
+                    required property string summary
+                    required property string connection
                     width: list.width
                     height: 26
+                    // A pooled row waits out of sight for its next event.
+                    ListView.onPooled: visible = false
+                    ListView.onReused: visible = true
                     color: index === root.selected ? "#d6e4f5" : index % 2 ? "#ffffff" : "#f7f8fa"
-                    RowLayout {
-                        anchors.fill: parent
-                        anchors.leftMargin: 6
-                        spacing: 12
-                        Label { text: model.time; font.family: "monospace"; Layout.preferredWidth: 110 }
-                        Label {
-                            text: model.typeText
-                            Layout.preferredWidth: 150
-                            font.bold: true
-                            color: model.type === "REVOKED" || model.type === "SESSION_EXPIRED" || model.type === "GAP" ? theme.failing
-                                 : model.type === "ELECTED" ? theme.healthy : "#202020"
-                        }
-                        Label { text: model.name; Layout.preferredWidth: 180; elide: Text.ElideRight }
-                        Label { text: model.summary; Layout.fillWidth: true; elide: Text.ElideRight }
-                        Label { text: model.connection; color: theme.muted; Layout.preferredWidth: 220; elide: Text.ElideMiddle }
+                    Text {
+                        x: 6; width: 110; height: parent.height
+                        verticalAlignment: Text.AlignVCenter
+                        text: row.time
+                        font.family: "monospace"
+                    }
+                    Text {
+                        x: 128; width: 150; height: parent.height
+                        verticalAlignment: Text.AlignVCenter
+                        text: row.typeText
+                        font.bold: true
+                        color: row.type === "REVOKED" || row.type === "SESSION_EXPIRED" || row.type === "GAP" ? theme.failing
+                             : row.type === "ELECTED" ? theme.healthy : "#202020"
+                    }
+                    Text {
+                        x: 290; width: 180; height: parent.height
+                        verticalAlignment: Text.AlignVCenter
+                        text: row.name
+                        elide: Text.ElideRight
+                    }
+                    Text {
+                        x: 482; width: Math.max(0, parent.width - 482 - 232); height: parent.height
+                        verticalAlignment: Text.AlignVCenter
+                        text: row.summary
+                        elide: Text.ElideRight
+                    }
+                    Text {
+                        x: parent.width - 226; width: 220; height: parent.height
+                        verticalAlignment: Text.AlignVCenter
+                        text: row.connection
+                        color: theme.muted
+                        elide: Text.ElideMiddle
                     }
                     TapHandler {
-                        onTapped: { root.selected = index; root.selectedFields = Monitor.events.fields(index) }
+                        onTapped: { root.selected = row.index; root.selectedFields = Monitor.events.fields(row.index) }
                     }
                 }
             }

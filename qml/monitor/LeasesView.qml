@@ -67,7 +67,7 @@ Item {
                 ScrollBar.vertical: ScrollBar {}
                 property var widths: [0.18, 0.17, 0.12, 0.07, 0.14, 0.09, 0.23]
                 columnWidthProvider: (column) => Math.max(60, widths[column] * table.width)
-                onWidthChanged: forceLayout()
+                onWidthChanged: Qt.callLater(forceLayout)
                 delegate: Rectangle {
                     implicitHeight: 26
                     color: row % 2 ? "#ffffff" : "#f7f8fa"
