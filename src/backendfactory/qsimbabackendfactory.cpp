@@ -14,7 +14,6 @@
 
 #ifdef QSIMBA_HAVE_SQL
 #include "qsimbasqlleasebackend.h"
-#include <QtSql/QSqlDatabase>
 #endif
 #ifdef QSIMBA_HAVE_REDIS
 #include "qsimbaredisleasebackend.h"
@@ -107,22 +106,6 @@ std::unique_ptr<QSimbaLeaseBackend> delegate(F &&make)
     }
 }
 
-#ifdef QSIMBA_HAVE_SQL
-void checkSqlDriver(const QString &shown, const QString &scheme)
-{
-    const QString driver = scheme == QLatin1String("sqlite") ? QStringLiteral("QSQLITE")
-        : scheme.startsWith(QLatin1String("postgres"))      ? QStringLiteral("QPSQL")
-                                                            : QStringLiteral("QMYSQL");
-    if (!QSqlDatabase::isDriverAvailable(driver)) {
-        const QString package = driver == QLatin1String("QSQLITE") ? QStringLiteral("libqt6sql6-sqlite")
-            : driver == QLatin1String("QPSQL")                     ? QStringLiteral("libqt6sql6-psql")
-                                                                   : QStringLiteral("libqt6sql6-mysql");
-        invalid(shown, QStringLiteral("the Qt SQL driver %1 is not installed (Debian: %2; available drivers: %3)")
-                           .arg(driver, package, QSqlDatabase::drivers().join(QLatin1String(", "))));
-    }
-}
-#endif
-
 std::unique_ptr<QSimbaLeaseBackend> createMemory(const QUrl &url, const QString &shown)
 {
     if (!url.userInfo().isEmpty() || url.port() != -1)
@@ -194,7 +177,7 @@ std::unique_ptr<QSimbaLeaseBackend> QSimbaBackendFactory::create(const QUrl &url
         return createMemory(url, shown);
 #ifdef QSIMBA_HAVE_SQL
     if (s->component == QLatin1String("sql")) {
-        checkSqlDriver(shown, scheme);
+        // The SQL backend checks that its Qt SQL driver is installed (naming the package).
         return delegate([&] { return QSimbaSqlLeaseBackend::fromUrl(url); });
     }
 #endif
