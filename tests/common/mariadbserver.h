@@ -25,6 +25,8 @@ public:
     QUrl url(const QString &query = {}) const;
     //! Runs \a sql as root with the mariadb client; returns its exit code, its output in \a output.
     int sql(const QString &sql, QString *output = nullptr) const;
+    //! The server's process id, or 0.
+    qint64 pid() const { return m_process ? m_process->processId() : 0; }
 
 private:
     QString socket() const { return dir() + QStringLiteral("/mariadb.sock"); }

@@ -29,6 +29,8 @@ public:
     QUrl url(const QString &query = {}) const;
     //! Runs \a sql as the superuser with psql; returns its exit code, its output in \a output.
     int psql(const QString &sql, QString *output = nullptr) const;
+    //! The postmaster's process id (the backends are its children), or 0.
+    qint64 pid() const { return m_process ? m_process->processId() : 0; }
 
 private:
     QString m_bin;

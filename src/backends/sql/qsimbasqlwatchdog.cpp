@@ -129,12 +129,12 @@ int QSimbaSqlWatchdog::socketOf(const QSqlDatabase &db)
     if (!connection)
         return -1;
     const QByteArray type = handle.typeName();
-    if (type == "PGconn*") {
+    if (type == "PGconn*" || type == "pg_conn*") { // the typedef or the struct's name
         using PQsocket = int (*)(const void *);
         static const auto fn = clientFunction<PQsocket>("libpq.so.5", "PQsocket");
         return fn ? fn(connection) : -1;
     }
-    if (type == "MYSQL*") {
+    if (type == "MYSQL*" || type == "st_mysql*") {
         using GetSocket = int (*)(void *);
         static const auto fn = clientFunction<GetSocket>("libmariadb.so.3", "mysql_get_socket");
         return fn ? fn(connection) : -1;

@@ -33,6 +33,17 @@ protected:
         return !kills.isEmpty() && m_server.sql(kills) == 0;
     }
     QString authFailure() const override { return QStringLiteral("Access denied"); }
+    qint64 serverPid() const override { return m_server.pid(); }
+    quint16 serverPort() const override { return m_server.port(); }
+    QString lockWaitersQuery() const override
+    {
+        return QStringLiteral("SELECT count(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'");
+    }
+    QString adminValue(const QString &sql) const override
+    {
+        QString output;
+        return m_server.sql(sql, &output) == 0 ? output.trimmed() : QString();
+    }
 
 private:
     MariaDbServer &m_server;

@@ -32,6 +32,17 @@ protected:
                == 0;
     }
     QString authFailure() const override { return QStringLiteral("password authentication failed"); }
+    qint64 serverPid() const override { return m_server.pid(); }
+    quint16 serverPort() const override { return m_server.port(); }
+    QString lockWaitersQuery() const override
+    {
+        return QStringLiteral("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
+    }
+    QString adminValue(const QString &sql) const override
+    {
+        QString output;
+        return m_server.psql(sql, &output) == 0 ? output.trimmed() : QString();
+    }
 
 private:
     // A subscription that records hints with the time they arrived.
