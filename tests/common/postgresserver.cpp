@@ -38,11 +38,11 @@ QUrl PostgresServer::url(const QString &query) const
     return u;
 }
 
-int PostgresServer::psql(const QString &sql, QString *output) const
+int PostgresServer::psql(const QString &sql, QString *output, const QString &db) const
 {
     return run(m_bin + QStringLiteral("/psql"),
                {QStringLiteral("-h"), dir(), QStringLiteral("-p"), QString::number(port()), QStringLiteral("-U"),
-                QStringLiteral("postgres"), QStringLiteral("-d"), database(), QStringLiteral("-v"),
+                QStringLiteral("postgres"), QStringLiteral("-d"), db.isEmpty() ? database() : db, QStringLiteral("-v"),
                 QStringLiteral("ON_ERROR_STOP=1"), QStringLiteral("-qAt"), QStringLiteral("-c"), sql},
                output);
 }

@@ -27,8 +27,9 @@ public:
     QString database() const { return QStringLiteral("simba"); }
     //! postgresql://u:pw@127.0.0.1:port/simba, plus \a query (e.g. "prefix=x_").
     QUrl url(const QString &query = {}) const;
-    //! Runs \a sql as the superuser with psql; returns its exit code, its output in \a output.
-    int psql(const QString &sql, QString *output = nullptr) const;
+    //! Runs \a sql as the superuser with psql in \a db (default: database()); returns its exit
+    //! code, its output in \a output.
+    int psql(const QString &sql, QString *output = nullptr, const QString &db = {}) const;
     //! The postmaster's process id (the backends are its children), or 0.
     qint64 pid() const { return m_process ? m_process->processId() : 0; }
 

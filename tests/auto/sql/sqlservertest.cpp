@@ -330,3 +330,50 @@ void SqlServerTest::pausedClientCannotStallThePrefix()
     qInfo("calls succeed again %lld ms after the contender was stopped", paused.elapsed());
     QVERIFY2(paused.elapsed() < 3000 + 1000 + 1000 + 4000, qPrintable(QStringLiteral("%1ms").arg(paused.elapsed())));
 }
+
+QString SqlServerTest::documentedDdl(const QString &name)
+{
+    QFile doc(QStringLiteral(QSIMBA_DOCS_DIR "/backend-sql.md"));
+    if (!doc.open(QIODevice::ReadOnly))
+        return {};
+    const QString text = QString::fromUtf8(doc.readAll());
+    const qsizetype marker = text.indexOf(QStringLiteral("<!-- ddl:%1 -->").arg(name));
+    const qsizetype start = text.indexOf(QLatin1String("```sql\n"), marker);
+    const qsizetype end = text.indexOf(QLatin1String("```"), start + 7);
+    if (marker < 0 || start < 0 || end < 0)
+        return {};
+    return text.mid(start + 7, end - start - 7);
+}
+
+void SqlServerTest::leastPrivilegeRoleRunsEveryCall()
+{
+    // Tables created beforehand by the documented DDL; the role may only read and write rows.
+    const QString ddl = documentedDdl(ddlName());
+    QVERIFY2(!ddl.isEmpty(), "no DDL block in docs/backend-sql.md");
+    const QUrl app = prepareLeastPrivilege(ddl);
+    QVERIFY2(!app.isEmpty(), "preparing the database and role failed");
+    const auto b = Backend::fromUrl(app);
+    const auto x = QSimbaLeaseName::of(QStringLiteral("x"));
+    const auto s = b->openSession(30s, {{QStringLiteral("k"), QStringLiteral("v")}}).id;
+    QVERIFY(b->keepAlive(s, 30s, {}).isLive);
+    const auto granted = b->acquire(s, {x}).value(x);
+    QVERIFY(granted.isGranted);
+    QCOMPARE(b->keepAlive(s, 30s, {x}).owned, QSet<QSimbaLeaseName>{x});
+    b->join(s, QStringLiteral("g"));
+    QCOMPARE(b->members(QStringLiteral("g")), QList<QSimbaSessionId>{s});
+    const auto view = b->inspect();
+    QCOMPARE(view.sessions.size(), 1);
+    QCOMPARE(view.leases.size(), 1);
+    b->release(s, {{x, granted.token}});
+    b->leave(s, QStringLiteral("g"));
+    const auto subscription = b->subscribe([](const QSimbaLeaseBackend::Hint &) {});
+    // A second client connects and reads the schema version: still no DDL.
+    const auto other = Backend::fromUrl(app);
+    const auto o = other->openSession(30s).id;
+    const auto again = other->acquire(o, {x}).value(x);
+    QVERIFY(again.isGranted);
+    QVERIFY(again.token > granted.token);
+    other->closeSession(o);
+    b->closeSession(s);
+    QVERIFY(!b->keepAlive(s, 30s, {}).isLive);
+}

@@ -33,6 +33,14 @@ protected:
     //! Runs \a sql as the superuser and answers its first value.
     virtual QString adminValue(const QString &sql) const = 0;
 
+    //! Which DDL block of docs/backend-sql.md applies: "postgresql" or "mysql".
+    virtual QString ddlName() const = 0;
+    //! As the superuser: creates a new database, runs \a ddl in it (which grants DML to
+    //! simba_app), creates the login simba_app; answers simba_app's URL of that database.
+    virtual QUrl prepareLeastPrivilege(const QString &ddl) const = 0;
+    //! The SQL block of docs/backend-sql.md marked \a name.
+    static QString documentedDdl(const QString &name);
+
     //! \a u with its port replaced by \a port (e.g. a proxy's).
     static QUrl viaPort(QUrl u, quint16 port);
 
@@ -49,6 +57,7 @@ private Q_SLOTS:
     void newerSchemaIsAnError();
     void lostConnectionIsReopened();
     void lockWaitIsBounded();
+    void leastPrivilegeRoleRunsEveryCall();
     void frozenServerFailsEveryCallInBoundedTime();
     void blackHoledServerFailsEveryCallInBoundedTime();
     void resetConnectionsFailFastAndRecover();

@@ -44,6 +44,20 @@ protected:
         QString output;
         return m_server.sql(sql, &output) == 0 ? output.trimmed() : QString();
     }
+    QString ddlName() const override { return QStringLiteral("mysql"); }
+    QUrl prepareLeastPrivilege(const QString &ddl) const override
+    {
+        QString output;
+        if (m_server.sql(QStringLiteral("CREATE DATABASE lp; CREATE USER 'simba_app'@'%' IDENTIFIED BY 'app-pw'; "
+                                        "USE lp; ")
+                             + ddl,
+                         &output)
+            != 0) {
+            qWarning("%s", qPrintable(output));
+            return {};
+        }
+        return QUrl(QStringLiteral("mysql://simba_app:app-pw@127.0.0.1:%1/lp").arg(m_server.port()));
+    }
 
 private:
     MariaDbServer &m_server;

@@ -43,6 +43,24 @@ protected:
         QString output;
         return m_server.psql(sql, &output) == 0 ? output.trimmed() : QString();
     }
+    QString ddlName() const override { return QStringLiteral("postgresql"); }
+    QUrl prepareLeastPrivilege(const QString &ddl) const override
+    {
+        QString output;
+        if (m_server.psql(QStringLiteral("CREATE ROLE simba_app LOGIN PASSWORD 'app-pw'"), &output) != 0
+            || m_server.psql(QStringLiteral("CREATE DATABASE lp"), &output) != 0
+            || m_server.psql(ddl, &output, QStringLiteral("lp")) != 0) {
+            qWarning("%s", qPrintable(output));
+            return {};
+        }
+        // PostgreSQL 15: PUBLIC may not create in schema public, and simba_app owns nothing.
+        if (m_server.psql(QStringLiteral("SELECT has_schema_privilege('simba_app', 'public', 'CREATE')"), &output,
+                          QStringLiteral("lp"))
+                != 0
+            || output.trimmed() != QLatin1String("f"))
+            return {};
+        return QUrl(QStringLiteral("postgresql://simba_app:app-pw@127.0.0.1:%1/lp").arg(m_server.port()));
+    }
 
 private:
     // A subscription that records hints with the time they arrived.
