@@ -17,6 +17,11 @@ public:
     MariaDbServer();
 
     bool start() override;
+    //! Before start(): serve TLS with \a cert and \a key, trust client certificates signed by
+    //! \a ca, and refuse TCP connections without TLS (require_secure_transport). start() also
+    //! creates tlsUser() (password password()), which must present a client certificate.
+    void setTls(const QString &cert, const QString &key, const QString &ca) { m_tls = {cert, key, ca}; }
+    QString tlsUser() const { return QStringLiteral("c"); }
 
     QString user() const { return QStringLiteral("u"); }
     QString password() const { return QStringLiteral("pw"); }
@@ -29,5 +34,6 @@ public:
     qint64 pid() const { return m_process ? m_process->processId() : 0; }
 
 private:
+    QStringList m_tls; // cert, key, CA
     QString socket() const { return dir() + QStringLiteral("/mariadb.sock"); }
 };

@@ -21,6 +21,11 @@ public:
 
     bool start() override;
     void stop() override;
+    //! Before start(): serve TLS with \a cert and \a key, trust client certificates signed by
+    //! \a ca, and refuse TCP connections without TLS; the role tlsUser() (password
+    //! password(), a member of user()) must present a client certificate whose CN is its name.
+    void setTls(const QString &cert, const QString &key, const QString &ca);
+    QString tlsUser() const { return QStringLiteral("c"); }
 
     QString user() const { return QStringLiteral("u"); }
     QString password() const { return QStringLiteral("pw"); }
@@ -34,5 +39,8 @@ public:
     qint64 pid() const { return m_process ? m_process->processId() : 0; }
 
 private:
+    bool installTls(const QString &data, QStringList *args);
+
     QString m_bin;
+    QStringList m_tls; // cert, key, CA
 };
