@@ -320,7 +320,9 @@ void SqlServerTest::pausedClientCannotStallThePrefix()
         contender.kill();
         contender.waitForFinished(10000);
     });
-    QTRY_VERIFY_WITH_TIMEOUT(adminValue(lockWaitersQuery()).toInt() >= 1, 10000);
+    QString waiters;
+    QTRY_VERIFY2_WITH_TIMEOUT((waiters = adminValue(lockWaitersQuery())).toInt() >= 1,
+                              qPrintable(QStringLiteral("lock waiters: '%1'").arg(waiters)), 10000);
     ::kill(pid_t(contender.processId()), SIGSTOP);
     QElapsedTimer paused;
     paused.start();

@@ -28,7 +28,7 @@ protected:
     virtual qint64 serverPid() const = 0;
     //! 127.0.0.1 and the port the server listens on.
     virtual quint16 serverPort() const = 0;
-    //! A query that counts the sessions waiting for a row lock.
+    //! A query that counts the sessions waiting for a row lock (acquire's first statement).
     virtual QString lockWaitersQuery() const = 0;
     //! Runs \a sql as the superuser and answers its first value.
     virtual QString adminValue(const QString &sql) const = 0;

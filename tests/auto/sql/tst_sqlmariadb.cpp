@@ -37,12 +37,14 @@ protected:
     quint16 serverPort() const override { return m_server.port(); }
     QString lockWaitersQuery() const override
     {
-        return QStringLiteral("SELECT count(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'");
+        // Statements running (here: waiting for a row) inside a call's transaction.
+        return QStringLiteral("SELECT count(*) FROM information_schema.processlist WHERE info LIKE 'INSERT IGNORE INTO %'");
     }
     QString adminValue(const QString &sql) const override
     {
         QString output;
-        return m_server.sql(sql, &output) == 0 ? output.trimmed() : QString();
+        const int code = m_server.sql(sql, &output);
+        return code == 0 ? output.trimmed() : QStringLiteral("exit code %1: %2").arg(code).arg(output);
     }
     QString ddlName() const override { return QStringLiteral("mysql"); }
     QUrl prepareLeastPrivilege(const QString &ddl) const override

@@ -41,7 +41,8 @@ protected:
     QString adminValue(const QString &sql) const override
     {
         QString output;
-        return m_server.psql(sql, &output) == 0 ? output.trimmed() : QString();
+        const int code = m_server.psql(sql, &output);
+        return code == 0 ? output.trimmed() : QStringLiteral("exit code %1: %2").arg(code).arg(output);
     }
     QString ddlName() const override { return QStringLiteral("postgresql"); }
     QUrl prepareLeastPrivilege(const QString &ddl) const override
