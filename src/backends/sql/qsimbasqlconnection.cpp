@@ -2,6 +2,7 @@
 #include "qsimbasqlconnection_p.h"
 
 #include "qsimbaduration_p.h"
+#include "qsimbaredact.h"
 #include "qsimbasessionid.h"
 #include "qsimbasqloptions_p.h"
 #include "qsimbasqlwatchdog_p.h"
@@ -81,7 +82,7 @@ void QSimbaSqlConnection::fail(const QString &what, const QSqlError &error)
                                 "(statementTimeout %1); a process stopped inside a call holds it until it "
                                 "continues or ends")
                      .arg(QSimbaDuration::format(m_options.statementTimeout));
-    cause = QSimbaSqlOptions::redactPassword(cause);
+    cause = QSimbaRedact::text(cause); // the log too (a driver message could quote a URL)
     qCWarning(lcSimbaSql, "%s: %s: %s", qPrintable(m_description), qPrintable(what), qPrintable(cause));
     throw QSimbaBackendError(QStringLiteral("%1: %2: %3").arg(m_description, what, cause));
 }

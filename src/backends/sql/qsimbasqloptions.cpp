@@ -3,6 +3,7 @@
 
 #include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
+#include "qsimbaredact.h"
 #include "qsimbasqldialect_p.h"
 
 #include <QtCore/QFileInfo>
@@ -41,12 +42,6 @@ milliseconds parseTimeout(const QString &key, const QString &value,
 }
 } // namespace
 
-QString QSimbaSqlOptions::redactPassword(QString text)
-{
-    static const QRegularExpression userInfo(QStringLiteral("(://[^:/@\\s]*:)[^@/\\s]*@"));
-    return text.replace(userInfo, QStringLiteral("\\1***@"));
-}
-
 QString QSimbaSqlOptions::qtDriver(Driver driver)
 {
     return QSimbaSqlDialect::driverName(driver);
@@ -78,11 +73,9 @@ QString QSimbaSqlOptions::describe(const Options &o)
         text += o.database;
     } else {
         if (!o.user.isEmpty())
-            text += o.user + (o.password.isEmpty() ? QString() : QStringLiteral(":***")) + QLatin1Char('@');
-        text += (o.host.contains(QLatin1Char(':')) ? QLatin1Char('[') + o.host + QLatin1Char(']') : o.host)
-                + QLatin1Char(':')
-                + QString::number(o.port > 0 ? o.port : QSimbaSqlDialect::defaultPort(o.driver)) + QLatin1Char('/')
-                + o.database;
+            text += o.user + (o.password.isEmpty() ? QString() : QLatin1Char(':') + QSimbaRedact::Mask) + QLatin1Char('@');
+        text += QSimbaRedact::hostPort(o.host, o.port > 0 ? o.port : QSimbaSqlDialect::defaultPort(o.driver))
+                + QLatin1Char('/') + o.database;
     }
     QStringList query;
     if (o.tablePrefix != Options().tablePrefix)
@@ -156,15 +149,7 @@ void QSimbaSqlOptions::validate(const Options &o, const QString &where)
 
 Options QSimbaSqlOptions::fromUrl(const QUrl &url)
 {
-    // Quoted with its password replaced in the parsed parts (a regex over the raw text misses
-    // passwords that contain '/' or '@').
-    QString where;
-    if (url.isValid()) {
-        QUrl shown(url);
-        if (!shown.password().isEmpty())
-            shown.setPassword(QStringLiteral("***"));
-        where = shown.toString();
-    }
+    const QString where = url.isValid() ? QSimbaRedact::url(url) : QString();
     const std::function<QSimbaInvalidArgumentError(const QString &)> bad = [&](const QString &why) {
         return QSimbaInvalidArgumentError(where.isEmpty() ? QStringLiteral("invalid SQL backend URL: %1").arg(why)
                                                           : QStringLiteral("invalid SQL backend URL %1: %2").arg(where, why));
@@ -179,7 +164,7 @@ Options QSimbaSqlOptions::fromUrl(const QUrl &url)
         const qsizetype source = error.indexOf(QLatin1String("; source was"));
         if (source >= 0)
             error.truncate(source);
-        throw bad(redactPassword(error));
+        throw bad(QSimbaRedact::text(error));
     }
     Options o;
     const QString scheme = url.scheme().toLower();

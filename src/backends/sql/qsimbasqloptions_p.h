@@ -12,9 +12,7 @@ namespace QSimbaSqlOptions {
 using Driver = QSimbaSqlLeaseBackend::Driver;
 using Options = QSimbaSqlLeaseBackend::Options;
 
-//! "://user:password@" → "://user:***@" in \a text, for messages that quote a URL.
-QString redactPassword(QString text);
-//! The backend's URL with the password redacted, e.g. postgresql://u:***@db:5432/app.
+//! The backend's URL with the password redacted (QSimbaRedact), e.g. postgresql://u:***@db:5432/app.
 QString describe(const Options &options);
 //! Throws QSimbaInvalidArgumentError naming the first bad option; \a where names the source.
 void validate(const Options &options, const QString &where);
