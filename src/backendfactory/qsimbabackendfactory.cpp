@@ -5,6 +5,7 @@
 #include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
 #include "qsimbamemoryleasebackend.h"
+#include "qsimbaredact.h"
 
 #include <QtCore/QDir>
 #include <QtCore/QRegularExpression>
@@ -14,7 +15,6 @@
 
 #ifdef QSIMBA_HAVE_SQL
 #include "qsimbasqlleasebackend.h"
-#include <QtSql/QSqlDatabase>
 #endif
 #ifdef QSIMBA_HAVE_REDIS
 #include "qsimbaredisleasebackend.h"
@@ -107,22 +107,6 @@ std::unique_ptr<QSimbaLeaseBackend> delegate(F &&make)
     }
 }
 
-#ifdef QSIMBA_HAVE_SQL
-void checkSqlDriver(const QString &shown, const QString &scheme)
-{
-    const QString driver = scheme == QLatin1String("sqlite") ? QStringLiteral("QSQLITE")
-        : scheme.startsWith(QLatin1String("postgres"))      ? QStringLiteral("QPSQL")
-                                                            : QStringLiteral("QMYSQL");
-    if (!QSqlDatabase::isDriverAvailable(driver)) {
-        const QString package = driver == QLatin1String("QSQLITE") ? QStringLiteral("libqt6sql6-sqlite")
-            : driver == QLatin1String("QPSQL")                     ? QStringLiteral("libqt6sql6-psql")
-                                                                   : QStringLiteral("libqt6sql6-mysql");
-        invalid(shown, QStringLiteral("the Qt SQL driver %1 is not installed (Debian: %2; available drivers: %3)")
-                           .arg(driver, package, QSqlDatabase::drivers().join(QLatin1String(", "))));
-    }
-}
-#endif
-
 std::unique_ptr<QSimbaLeaseBackend> createMemory(const QUrl &url, const QString &shown)
 {
     if (!url.userInfo().isEmpty() || url.port() != -1)
@@ -194,7 +178,7 @@ std::unique_ptr<QSimbaLeaseBackend> QSimbaBackendFactory::create(const QUrl &url
         return createMemory(url, shown);
 #ifdef QSIMBA_HAVE_SQL
     if (s->component == QLatin1String("sql")) {
-        checkSqlDriver(shown, scheme);
+        // The SQL backend checks that its Qt SQL driver is installed (naming the package).
         return delegate([&] { return QSimbaSqlLeaseBackend::fromUrl(url); });
     }
 #endif
@@ -269,16 +253,12 @@ QStringList QSimbaBackendFactory::schemes()
 
 /*!
     \a url (or any text quoting URLs) with passwords replaced by \c{***}: the password of
-    \c{scheme://user:password@host} and the one of a ZooKeeper \c{digest=user:password}.
+    \c{scheme://user:password@host} (also one with '/', '@', '#' or %-escapes) and the
+    secret of a \c{digest=user:password}; see QSimbaRedact::text(), which every backend uses.
 */
 QString QSimbaBackendFactory::redacted(const QString &url)
 {
-    static const QRegularExpression userInfo(QStringLiteral("([A-Za-z][A-Za-z0-9+.-]*://[^\\s/@:]*:)[^\\s/@]+@"));
-    static const QRegularExpression digest(QStringLiteral("(digest=[^:&\\s]*:)[^&\\s\"']+"));
-    QString out = url;
-    out.replace(userInfo, QStringLiteral("\\1***@"));
-    out.replace(digest, QStringLiteral("\\1***"));
-    return out;
+    return QSimbaRedact::text(url);
 }
 
 /*!
