@@ -5,6 +5,7 @@
 #include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
 #include "qsimbamemoryleasebackend.h"
+#include "qsimbaredact.h"
 
 #include <QtCore/QDir>
 #include <QtCore/QRegularExpression>
@@ -269,16 +270,12 @@ QStringList QSimbaBackendFactory::schemes()
 
 /*!
     \a url (or any text quoting URLs) with passwords replaced by \c{***}: the password of
-    \c{scheme://user:password@host} and the one of a ZooKeeper \c{digest=user:password}.
+    \c{scheme://user:password@host} (also one with '/', '@', '#' or %-escapes) and the
+    secret of a \c{digest=user:password}; see QSimbaRedact::text(), which every backend uses.
 */
 QString QSimbaBackendFactory::redacted(const QString &url)
 {
-    static const QRegularExpression userInfo(QStringLiteral("([A-Za-z][A-Za-z0-9+.-]*://[^\\s/@:]*:)[^\\s/@]+@"));
-    static const QRegularExpression digest(QStringLiteral("(digest=[^:&\\s]*:)[^&\\s\"']+"));
-    QString out = url;
-    out.replace(userInfo, QStringLiteral("\\1***@"));
-    out.replace(digest, QStringLiteral("\\1***"));
-    return out;
+    return QSimbaRedact::text(url);
 }
 
 /*!

@@ -6,6 +6,7 @@
 #include "qsimbabackendfactory.h"
 #include "qsimbaerror.h"
 #include "qsimbamemoryleasebackend.h"
+#include "qsimbaredact.h"
 
 #ifdef QSIMBA_HAVE_SQL
 #include "qsimbasqlleasebackend.h"
@@ -25,6 +26,13 @@
 #include <QtTest/QTest>
 
 using namespace std::chrono_literals;
+
+namespace {
+QString S(const char *text)
+{
+    return QString::fromUtf8(text);
+}
+} // namespace
 
 class tst_BackendFactory : public QObject
 {
@@ -193,6 +201,48 @@ private Q_SLOTS:
         QCOMPARE(QSimbaBackendFactory::redacted(QStringLiteral("zookeeper://h:1/s?digest=u:secret&acl=creator")),
                  QStringLiteral("zookeeper://h:1/s?digest=u:***&acl=creator"));
         QCOMPARE(QSimbaBackendFactory::redacted(QStringLiteral("sqlite:///a:b@c.db")), QStringLiteral("sqlite:///a:b@c.db"));
+    }
+
+    // Secrets with characters that end a URL part ('/', '@', '#', ':') or are percent-encoded:
+    // no piece of the secret (three characters or more between separators) may survive, in
+    // QSimbaRedact::text() or in any error of the factory.
+    void redactsAwkwardSecrets_data()
+    {
+        QTest::addColumn<QString>("url");
+        QTest::addColumn<QStringList>("pieces");
+        QTest::newRow("base64 with /") << "postgresql://app:ab9/cd+ef==@db:5432/app" << QStringList{S("ab9"), S("cd+ef==")};
+        QTest::newRow("@ in password") << "redis://app:pq7@rs8@127.0.0.1/0" << QStringList{S("pq7"), S("rs8")};
+        QTest::newRow("# in password") << "redis://app:pq7#rs8@127.0.0.1/0" << QStringList{S("pq7"), S("rs8")};
+        QTest::newRow("%40 in password") << "redis://app:pq7%40rs8@127.0.0.1/0?bogus=1" << QStringList{S("pq7"), S("rs8")};
+        QTest::newRow("only password") << "redis://:s3cr3t@127.0.0.1/0?bogus=1" << QStringList{S("s3cr3t")};
+        QTest::newRow("digest %3A") << "zookeeper://h:2181/a?digest=app%3As3cr3t&x=1" << QStringList{S("s3cr3t")};
+        QTest::newRow("digest #") << "zookeeper://h:2181/a?digest=app:pq7#rs8" << QStringList{S("pq7"), S("rs8")};
+        QTest::newRow("digest /") << "zookeeper://h:2181/a?digest=app:pq7/rs8&acl=bogus" << QStringList{S("pq7"), S("rs8")};
+        QTest::newRow("ipv6 host") << "redis://app:pq7/rs8@[::1]:6379/0?bogus=1" << QStringList{S("pq7"), S("rs8")};
+    }
+    void redactsAwkwardSecrets()
+    {
+        QFETCH(QString, url);
+        QFETCH(QStringList, pieces);
+        const QString masked = QSimbaRedact::text(url);
+        const QString factory = errorOf([&] { QSimbaBackendFactory::create(url); });
+        const QString viaQUrl = errorOf([&] { QSimbaBackendFactory::create(QUrl(url)); });
+        for (const QString &shown : {masked, factory, viaQUrl}) {
+            QVERIFY2(shown.contains(QSimbaRedact::Mask) || !shown.contains(QLatin1String("://")), qPrintable(shown));
+            for (const QString &piece : pieces)
+                QVERIFY2(!shown.contains(piece), qPrintable(piece + QLatin1String(" in: ") + shown));
+        }
+    }
+
+    void redactsParsedUrls()
+    {
+        QCOMPARE(QSimbaRedact::url(QUrl(S("redis://app:s3cr3t@127.0.0.1:6379/0"))), S("redis://app:***@127.0.0.1:6379/0"));
+        QCOMPARE(QSimbaRedact::url(QUrl(S("postgresql://u:a%2Fb@[::1]:5432/db?sslpassword=k3y&x=1"))),
+                 S("postgresql://u:***@[::1]:5432/db?sslpassword=***&x=1"));
+        QCOMPARE(QSimbaRedact::url(QUrl(S("zookeeper://h:2181/a?digest=app%3As3cr3t&acl=creator"))),
+                 S("zookeeper://h:2181/a?digest=app:***&acl=creator"));
+        QCOMPARE(QSimbaRedact::hostPort(S("::1"), 6379), S("[::1]:6379"));
+        QCOMPARE(QSimbaRedact::hostPort(S("db.example"), 5432), S("db.example:5432"));
     }
 
     void defaultIsSqliteInTheDataDirectory()
