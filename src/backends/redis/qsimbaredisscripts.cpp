@@ -52,17 +52,43 @@ local function sweep(limit)
   local ids = redis.call('ZRANGEBYSCORE', P .. 'sessions', '-inf', fmt(now), 'LIMIT', 0, limit)
   for _, id in ipairs(ids) do endSession(id) end
 end
--- The recovery guard: the time before which no lease is granted. A store without its epoch
--- (first use, or data lost) or served by another server run (restart, failover) may have
--- lost leases that are still valid for their holders: wait maxLease before granting.
+-- Whether this server run provably lost no data of its own: it was never flushed, reloaded,
+-- swapped, restored into, turned into a replica or promoted from one, evicted nothing, and its
+-- statistics (which tell all this) were never reset.
+local function intact()
+  local stats = redis.call('INFO', 'commandstats')
+  for _, c in ipairs({'flushall', 'flushdb', 'swapdb', 'debug', 'restore', 'restore-asking',
+                      'replicaof', 'slaveof', 'config|resetstat'}) do
+    if string.find(stats, 'cmdstat_' .. c .. ':', 1, true) then return false end
+  end
+  if tonumber(string.match(redis.call('INFO', 'stats'), 'evicted_keys:(%d+)') or '1') ~= 0 then return false end
+  local rep = redis.call('INFO', 'replication')
+  return string.find(rep, 'role:master', 1, true) ~= nil
+    and string.match(rep, 'master_replid2:(%x+)') == string.rep('0', 40)
+end
+-- The recovery guard: the time before which no lease is granted, the server's run id and why.
+-- A prefix whose epoch is from another server run (restart, failover) may have lost leases
+-- that are still valid for their holders: wait maxLease before granting ('restart'). A prefix
+-- without an epoch is new, or lost its data. It is provably new when the server has run for
+-- maxLease and lost nothing itself: any lease of an earlier run has ended ('new', grants at
+-- once; on a server started less than maxLease ago, once it has run maxLease). Otherwise
+-- wait maxLease ('lost').
 local function grantableFrom()
-  local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or ''
-  local e = redis.call('HMGET', KEYS[1], 'run', 'quiet')
-  if e[1] == run then return tonumber(e[2]) end
-  local quiet = now + maxLease
+  local server = redis.call('INFO', 'server')
+  local run = string.match(server, 'run_id:(%x+)') or ''
+  local e = redis.call('HMGET', KEYS[1], 'run', 'quiet', 'why')
+  if e[1] == run then return tonumber(e[2]), run, e[3] or 'restart' end
+  local quiet, why = now + maxLease, 'restart'
+  if not e[1] then
+    why = 'lost'
+    if intact() then
+      local up = tonumber(string.match(server, 'uptime_in_seconds:(%d+)') or '0')
+      quiet, why = math.min(quiet, now - up * 1000000 + maxLease), 'new'
+    end
+  end
   if e[2] and tonumber(e[2]) > quiet then quiet = tonumber(e[2]) end
-  redis.call('HSET', KEYS[1], 'run', run, 'quiet', fmt(quiet), 'since', fmt(now))
-  return quiet
+  redis.call('HSET', KEYS[1], 'run', run, 'quiet', fmt(quiet), 'since', fmt(now), 'why', why)
+  return quiet, run, why
 end
 )lua";
 
@@ -108,13 +134,14 @@ return result
 
 // ARGV[3] id, ARGV[4..] names
 // -> {-1} expired | {1, then per name: granted (1|0), token, holder, holder remaining ms}
+//    where the holder '!<why>' means the recovery guard (why: new, lost, restart)
 constexpr char acquireScript[] = R"lua(
 local id = ARGV[3]
 if not alive(id) then
   endSession(id)
   return {-1}
 end
-local quiet = grantableFrom()
+local quiet, run, why = grantableFrom()
 local result = {1}
 local function answer(granted, token, holder, remaining)
   result[#result + 1] = granted
@@ -122,29 +149,36 @@ local function answer(granted, token, holder, remaining)
   result[#result + 1] = holder
   result[#result + 1] = remaining
 end
+-- Never below a token handed out before a loss of data: floored at TIME in µs.
+local function grant(name, lease)
+  local token = tonumber(redis.call('GET', P .. 'token:' .. name) or '0') + 1
+  if token < now then token = now end
+  redis.call('SET', P .. 'token:' .. name, fmt(token))
+  redis.call('HSET', lease, 'holder', id, 'token', fmt(token), 'run', run)
+  redis.call('SADD', P .. 'owned:' .. id, name)
+  redis.call('SADD', P .. 'leases', name)
+  answer(1, token, '', 0)
+end
 for i = 4, #ARGV do
   local name = ARGV[i]
   local lease = P .. 'lease:' .. name
-  local h = redis.call('HMGET', lease, 'holder', 'token')
+  local h = redis.call('HMGET', lease, 'holder', 'token', 'run')
   local holderExpiry = h[1] and alive(h[1])
-  if h[1] == id then
+  if h[1] == id and h[3] == run then
     answer(1, tonumber(h[2]), '', 0)
+  elseif h[1] == id then
+    -- Held by the caller in data from another server run, which may be a restored older
+    -- state (its token may be below one granted since): granted anew, with a new token,
+    -- once the guard allows.
+    if now < quiet then answer(0, tonumber(h[2]), '!' .. why, ms(quiet - now) + 1) else grant(name, lease) end
   elseif holderExpiry then
     answer(0, tonumber(h[2]), h[1], ms(holderExpiry - now))
   else
     if h[1] then endSession(h[1]) end
-    local counter = tonumber(redis.call('GET', P .. 'token:' .. name) or '0')
     if now < quiet then
-      answer(0, counter, '', ms(quiet - now) + 1)
+      answer(0, tonumber(redis.call('GET', P .. 'token:' .. name) or '0'), '!' .. why, ms(quiet - now) + 1)
     else
-      -- Never below a token handed out before a loss of data: floored at TIME in µs.
-      local token = counter + 1
-      if token < now then token = now end
-      redis.call('SET', P .. 'token:' .. name, fmt(token))
-      redis.call('HSET', lease, 'holder', id, 'token', fmt(token))
-      redis.call('SADD', P .. 'owned:' .. id, name)
-      redis.call('SADD', P .. 'leases', name)
-      answer(1, token, '', 0)
+      grant(name, lease)
     end
   end
 end
