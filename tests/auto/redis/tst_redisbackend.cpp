@@ -40,6 +40,7 @@ private Q_SLOTS:
     void hungServerTimesOut();
 
     void aclUserAndPassword();
+    void leastPrivilegeAclSuffices();
     void wrongPasswordIsAClearError();
 
     void releaseHintReachesWaitingPartyQuickly();
@@ -416,6 +417,40 @@ void tst_RedisBackend::aclUserAndPassword()
     } catch (const QSimbaBackendError &e) {
         QVERIFY2(e.message().contains(QLatin1String("NOPERM")), qPrintable(e.message()));
     }
+}
+
+// The ACL docs/backend-redis.md gives: the prefix's keys and channel, and only the commands
+// the backend and its scripts use.
+void tst_RedisBackend::leastPrivilegeAclSuffices()
+{
+    const QStringList commands{
+        S("+auth"), S("+select"), S("+ping"), S("+evalsha"), S("+script|load"), S("+subscribe"), S("+info"),
+        S("+time"), S("+publish"), S("+get"), S("+set"), S("+del"), S("+hget"), S("+hset"), S("+hmget"),
+        S("+hgetall"), S("+sadd"), S("+srem"), S("+smembers"), S("+scard"), S("+zadd"), S("+zrem"), S("+zscore"),
+        S("+zrangebyscore")};
+    QString out;
+    QCOMPARE(m_server.cli(QStringList{S("ACL"), S("SETUSER"), S("least"), S("on"), S(">pw"), S("resetkeys"),
+                                      S("~{least}:*"), S("resetchannels"), S("&{least}:*"), S("-@all")}
+                              + commands,
+                          &out),
+             0);
+    QVERIFY2(out.contains(QLatin1String("OK")), qPrintable(out));
+    const auto b = QSimbaRedisLeaseBackend::fromUrl(
+        QUrl(S("redis://least:pw@127.0.0.1:%1/0?prefix=least&maxLease=600ms").arg(m_server.port())));
+    HintLog log;
+    const auto subscription = b->subscribe(log.listener());
+    const auto s = b->openSession(600ms).id;
+    const auto n = name("a");
+    const qint64 t = grant(*b, s, n, 600ms);
+    QVERIFY(b->keepAlive(s, 600ms, {}).owned.contains(n));
+    QVERIFY(awaitHint(log, Backend::Hint::Kind::MembersChanged, name("g").toString(), [&] {
+        b->join(s, name("g").toString());
+        QCOMPARE(b->members(name("g").toString()), QList<QSimbaSessionId>{s});
+        b->leave(s, name("g").toString());
+    }));
+    QCOMPARE(b->inspect().leases.size(), 1);
+    b->release(s, {{n, t}});
+    b->closeSession(s);
 }
 
 void tst_RedisBackend::wrongPasswordIsAClearError()
