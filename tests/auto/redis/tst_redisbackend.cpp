@@ -37,6 +37,7 @@ private Q_SLOTS:
     void inspectionShowsMetadata();
     void brokenConnectionIsReestablished();
     void unreachableServerFailsInBoundedTime();
+    void unresolvableHostFailsInBoundedTime();
     void hungServerTimesOut();
 
     void aclUserAndPassword();
@@ -120,6 +121,38 @@ bool awaitHint(const HintLog &log, Backend::Hint::Kind kind, const QString &name
             return true;
     }
     return false;
+}
+} // namespace
+
+namespace {
+// How long a call may take beyond its limit (connectTimeout + commandTimeout) on a loaded
+// machine: thread wake-ups, the proxy's own latency.
+constexpr milliseconds Slack = 400ms;
+
+// Runs \a call, which must fail with a QSimbaBackendError within \a bound; the message.
+QString failsWithin(const std::function<void()> &call, milliseconds bound, qint64 *elapsed = nullptr)
+{
+    QElapsedTimer timer;
+    timer.start();
+    QString message = S("<no error>");
+    try {
+        call();
+    } catch (const QSimbaBackendError &e) {
+        message = e.message();
+    }
+    if (elapsed)
+        *elapsed = timer.elapsed();
+    if (timer.elapsed() > bound.count())
+        return QStringLiteral("<took %1ms, more than %2ms> %3").arg(timer.elapsed()).arg(bound.count()).arg(message);
+    return message;
+}
+
+QString field(const QString &info, const QString &name)
+{
+    for (const QString &line : info.split(QLatin1Char('\n')))
+        if (line.startsWith(name + QLatin1Char(':')))
+            return line.mid(name.size() + 1).trimmed();
+    return {};
 }
 } // namespace
 
@@ -361,6 +394,18 @@ void tst_RedisBackend::unreachableServerFailsInBoundedTime()
     QVERIFY2(timer.elapsed() < 1000, qPrintable(QString::number(timer.elapsed())));
 }
 
+// m15: name resolution is inside connectTimeout (getaddrinfo has no bound of its own).
+void tst_RedisBackend::unresolvableHostFailsInBoundedTime()
+{
+    Options o = options(QStringLiteral("t"));
+    o.host = QStringLiteral("no-such-host.invalid");
+    o.connectTimeout = 500ms;
+    QSimbaRedisLeaseBackend b(o);
+    const QString message = failsWithin([&] { b.openSession(500ms); }, o.connectTimeout + o.commandTimeout + Slack);
+    QVERIFY2(message.contains(QLatin1String("cannot resolve no-such-host.invalid")), qPrintable(message));
+    QVERIFY2(message.contains(b.describe()), qPrintable(message));
+}
+
 void tst_RedisBackend::hungServerTimesOut()
 {
     Options o = options(QStringLiteral("t"));
@@ -579,37 +624,6 @@ void tst_RedisBackend::hintsResubscribeAfterRestart()
     b.closeSession(s);
 }
 
-namespace {
-// How long a call may take beyond its limit (connectTimeout + commandTimeout) on a loaded
-// machine: thread wake-ups, the proxy's own latency.
-constexpr milliseconds Slack = 400ms;
-
-// Runs \a call, which must fail with a QSimbaBackendError within \a bound; the message.
-QString failsWithin(const std::function<void()> &call, milliseconds bound, qint64 *elapsed = nullptr)
-{
-    QElapsedTimer timer;
-    timer.start();
-    QString message = S("<no error>");
-    try {
-        call();
-    } catch (const QSimbaBackendError &e) {
-        message = e.message();
-    }
-    if (elapsed)
-        *elapsed = timer.elapsed();
-    if (timer.elapsed() > bound.count())
-        return QStringLiteral("<took %1ms, more than %2ms> %3").arg(timer.elapsed()).arg(bound.count()).arg(message);
-    return message;
-}
-
-QString field(const QString &info, const QString &name)
-{
-    for (const QString &line : info.split(QLatin1Char('\n')))
-        if (line.startsWith(name + QLatin1Char(':')))
-            return line.mid(name.size() + 1).trimmed();
-    return {};
-}
-} // namespace
 
 void tst_RedisBackend::everyCallEndsWithinItsDeadline_data()
 {
