@@ -205,9 +205,10 @@ void QSimbaRedisLeaseBackendPrivate::sessionExpired(const QSimbaSessionId &sessi
         QStringLiteral("%1: session %2 has expired").arg(description, session.toString()));
 }
 
-namespace {
-QString describeOptions(const QSimbaRedisLeaseBackend::Options &o)
+/*! The URL of these options, the password shown as \c{***}; reentrant. */
+QString QSimbaRedisLeaseBackend::Options::toRedactedUrl() const
 {
+    const Options &o = *this;
     QString userInfo;
     if (!o.user.isEmpty())
         userInfo = o.user + QLatin1Char(':') + QSimbaRedact::Mask + QLatin1Char('@');
@@ -219,6 +220,8 @@ QString describeOptions(const QSimbaRedisLeaseBackend::Options &o)
         result += QStringLiteral("?prefix=") + o.prefix;
     return result;
 }
+
+namespace {
 
 // Empty when \a o is usable, else what is wrong with it.
 QString validateOptions(const QSimbaRedisLeaseBackend::Options &o)
@@ -249,11 +252,11 @@ QString validateOptions(const QSimbaRedisLeaseBackend::Options &o)
     a prefix outside 1-64 of [A-Za-z0-9._:-], a user without password, a duration under 1ms).
 */
 QSimbaRedisLeaseBackend::QSimbaRedisLeaseBackend(const Options &options)
-    : d_ptr(std::make_unique<QSimbaRedisLeaseBackendPrivate>(options, describeOptions(options)))
+    : d_ptr(std::make_unique<QSimbaRedisLeaseBackendPrivate>(options, options.toRedactedUrl()))
 {
     if (const QString error = validateOptions(options); !error.isEmpty())
         throw QSimbaInvalidArgumentError(QStringLiteral("invalid Redis options for %1: %2")
-                                             .arg(describeOptions(options), error));
+                                             .arg(options.toRedactedUrl(), error));
 }
 
 QSimbaRedisLeaseBackend::~QSimbaRedisLeaseBackend() = default;
@@ -328,8 +331,20 @@ QSimbaRedisLeaseBackend::Options QSimbaRedisLeaseBackend::parseUrl(const QUrl &u
     return o;
 }
 
+/*! As parseUrl(const QUrl &), for \a url as text. */
+QSimbaRedisLeaseBackend::Options QSimbaRedisLeaseBackend::parseUrl(const QString &url)
+{
+    return parseUrl(QUrl(url, QUrl::StrictMode));
+}
+
 /*! Builds a backend from \a url (see parseUrl()); does not connect. */
 std::unique_ptr<QSimbaRedisLeaseBackend> QSimbaRedisLeaseBackend::fromUrl(const QUrl &url)
+{
+    return std::make_unique<QSimbaRedisLeaseBackend>(parseUrl(url));
+}
+
+/*! As fromUrl(const QUrl &), for \a url as text. */
+std::unique_ptr<QSimbaRedisLeaseBackend> QSimbaRedisLeaseBackend::fromUrl(const QString &url)
 {
     return std::make_unique<QSimbaRedisLeaseBackend>(parseUrl(url));
 }

@@ -312,12 +312,17 @@ QSimbaZookeeperLeaseBackend::~QSimbaZookeeperLeaseBackend() = default;
 */
 std::unique_ptr<QSimbaZookeeperLeaseBackend> QSimbaZookeeperLeaseBackend::fromUrl(const QUrl &url)
 {
+    return std::make_unique<QSimbaZookeeperLeaseBackend>(parseUrl(url));
+}
+
+QSimbaZookeeperLeaseBackend::Options QSimbaZookeeperLeaseBackend::parseUrl(const QUrl &url)
+{
     if (!url.isValid())
         throw QSimbaInvalidArgumentError(
             QStringLiteral("invalid ZooKeeper URL: QUrl rejected it (%1); a URL with several hosts must be "
                            "passed as a string")
                 .arg(url.errorString().section(QLatin1String("; source was"), 0, 0)));
-    return fromUrl(url.toString(QUrl::FullyEncoded));
+    return parseUrl(url.toString(QUrl::FullyEncoded));
 }
 
 std::unique_ptr<QSimbaZookeeperLeaseBackend> QSimbaZookeeperLeaseBackend::fromUrl(const QString &url)

@@ -301,6 +301,11 @@ void tst_RedisBackend::describeRedactsPassword()
              QStringLiteral("redis://h:6379/0"));
     QCOMPARE(QSimbaRedisLeaseBackend::fromUrl(QUrl(QStringLiteral("redis://u:p%2Fw@[::1]:7000/1")))->describe(),
              QStringLiteral("redis://u:***@[::1]:7000/1"));
+    // The text form parses the same; the options print the same description.
+    const Options parsed = QSimbaRedisLeaseBackend::parseUrl(QStringLiteral("redis://u:p%2Fw@[::1]:7000/1"));
+    QCOMPARE(parsed.password, QStringLiteral("p/w"));
+    QCOMPARE(parsed.toRedactedUrl(), QStringLiteral("redis://u:***@[::1]:7000/1"));
+    QCOMPARE(QSimbaRedisLeaseBackend::fromUrl(QStringLiteral("redis://h:1/2"))->describe(), QStringLiteral("redis://h:1/2"));
 }
 
 void tst_RedisBackend::keysShareOneHashTag()

@@ -150,6 +150,7 @@ private Q_SLOTS:
         const auto o = Backend::parseUrl(QStringLiteral("zookeeper://[::1]:2181,[fd00::5]/x"));
         QCOMPARE(o.hosts, QStringLiteral("[::1]:2181,[fd00::5]:2181"));
         QCOMPARE(o.toRedactedUrl(), QStringLiteral("zookeeper://[::1]:2181,[fd00::5]:2181/x"));
+        QCOMPARE(Backend::parseUrl(QUrl(QStringLiteral("zookeeper://[::1]/x"))).hosts, QStringLiteral("[::1]:2181"));
     }
 
     void rejectsInvalidOptions()
