@@ -32,6 +32,24 @@ QString maskOption(const QString &key, const QString &value)
     }
     return QSimbaRedact::Mask;
 }
+// \a text with the last capture of every match of \a re (the secret) replaced by \a mask(match).
+template<typename F>
+QString replaceSecrets(const QString &text, const QRegularExpression &re, F mask)
+{
+    QString out;
+    qsizetype from = 0;
+    for (auto it = re.globalMatch(text); it.hasNext();) {
+        const auto m = it.next();
+        const int secret = m.lastCapturedIndex();
+        if (m.capturedLength(secret) == 0)
+            continue;
+        out += QStringView(text).mid(from, m.capturedStart(secret) - from);
+        out += mask(m);
+        from = m.capturedEnd(secret);
+    }
+    out += QStringView(text).mid(from);
+    return out;
+}
 } // namespace
 
 /*! Whether the URL option \a key carries a secret (digest, password, sslpassword, secret). */
@@ -78,32 +96,18 @@ QString QSimbaRedact::url(const QUrl &url)
 */
 QString QSimbaRedact::text(const QString &text)
 {
-    // A word: up to a blank, a quote, or the end. Inside it, user info ends at its last '@'.
-    static const QRegularExpression userInfo(
-        QStringLiteral("([A-Za-z][A-Za-z0-9+.-]*://[^\\s\"'/@:]*:)[^\\s\"']*@"));
     static const QRegularExpression option(
         QStringLiteral("([?&;\\s\"']|^)(digest|password|sslpassword|secret)=([^&\\s\"']*)"),
         QRegularExpression::CaseInsensitiveOption);
-    QString out;
-    qsizetype from = 0;
-    for (auto it = userInfo.globalMatch(text); it.hasNext();) {
-        const auto m = it.next();
-        out += QStringView(text).mid(from, m.capturedStart() - from);
-        out += m.captured(1) + Mask + QLatin1Char('@');
-        from = m.capturedEnd();
-    }
-    out += QStringView(text).mid(from);
-
-    QString result;
-    from = 0;
-    for (auto it = option.globalMatch(out); it.hasNext();) {
-        const auto m = it.next();
-        result += QStringView(out).mid(from, m.capturedStart(3) - from);
-        result += m.captured(3).isEmpty() ? QString() : maskOption(m.captured(2), m.captured(3));
-        from = m.capturedEnd(3);
-    }
-    result += QStringView(out).mid(from);
-    return result;
+    // A word: up to a blank, a quote, or the end. Inside it, user info ends at its last '@'.
+    static const QRegularExpression userInfo(
+        QStringLiteral("([A-Za-z][A-Za-z0-9+.-]*://[^\\s\"'/@:]*:)([^\\s\"']*)@"));
+    // Options first: a digest's password may hold an '@' that the user-info rule would take
+    // for the end of a user info, leaving the rest of the password in view.
+    return replaceSecrets(replaceSecrets(text, option, [](const QRegularExpressionMatch &m) {
+                              return maskOption(m.captured(2), m.captured(3));
+                          }),
+                          userInfo, [](const QRegularExpressionMatch &) { return QString(Mask); });
 }
 
 /*! "host:port" for messages and descriptions; an IPv6 address is bracketed. */

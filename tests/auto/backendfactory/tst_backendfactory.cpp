@@ -223,6 +223,7 @@ private Q_SLOTS:
         QTest::newRow("only password") << "redis://:s3cr3t@127.0.0.1/0?bogus=1" << QStringList{S("s3cr3t")};
         QTest::newRow("digest %3A") << "zookeeper://h:2181/a?digest=app%3As3cr3t&x=1" << QStringList{S("s3cr3t")};
         QTest::newRow("digest #") << "zookeeper://h:2181/a?digest=app:pq7#rs8" << QStringList{S("pq7"), S("rs8")};
+        QTest::newRow("digest @") << "zookeeper://h1:2181,h2:2181/a?digest=app:pq7@rs8&x=1" << QStringList{S("pq7"), S("rs8")};
         QTest::newRow("digest /") << "zookeeper://h:2181/a?digest=app:pq7/rs8&acl=bogus" << QStringList{S("pq7"), S("rs8")};
         QTest::newRow("ipv6 host") << "redis://app:pq7/rs8@[::1]:6379/0?bogus=1" << QStringList{S("pq7"), S("rs8")};
     }
