@@ -154,11 +154,18 @@ void QSimbaRedisConnection::ensureConnected()
         m_redirectHost.clear();
         throw QSimbaBackendError(m_description + QStringLiteral(": cannot connect: ") + resolved.error);
     }
-    const qint64 left = connectBy.remainingTime();
-    if (left == 0)
-        timeOut(QStringLiteral("cannot connect to %1").arg(QSimbaRedact::hostPort(host, port)), connectBy);
-    const QByteArray address = resolved.addresses.first().toUtf8();
-    m_context.reset(redisConnectWithTimeout(address.constData(), port, toTimeval(std::chrono::milliseconds(left))));
+    // Each address in turn (IPv4 first), all within connectTimeout.
+    for (const QString &candidate : resolved.addresses) {
+        const qint64 left = connectBy.remainingTime();
+        if (left == 0)
+            timeOut(QStringLiteral("cannot connect to %1").arg(QSimbaRedact::hostPort(host, port)), connectBy);
+        const QByteArray address = candidate.toUtf8();
+        m_context.reset(redisConnectWithTimeout(address.constData(), port, toTimeval(std::chrono::milliseconds(left))));
+        if (m_context && !m_context->err)
+            break;
+        if (candidate != resolved.addresses.constLast())
+            qCDebug(lcSimbaRedis) << "cannot connect to" << candidate << "of" << host << "- trying the next address";
+    }
     if (!m_context || m_context->err)
         fail(QStringLiteral("cannot connect within %1").arg(QSimbaDuration::format(m_options.connectTimeout)));
     if (redisSetTimeout(m_context.get(), toTimeval(m_options.commandTimeout)) != REDIS_OK)
