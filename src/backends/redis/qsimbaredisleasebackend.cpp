@@ -191,6 +191,10 @@ void QSimbaRedisLeaseBackendPrivate::recovering(const QByteArray &why, Millis re
         reason = QStringLiteral("the prefix has no data on the server, and the server lost data since it started "
                                 "(FLUSHALL/FLUSHDB, DEBUG RELOAD, RESTORE, an eviction, a replica promoted, or "
                                 "CONFIG RESETSTAT hides whether it did): leases lost with it may still be held");
+    else if (why == "reload")
+        reason = QStringLiteral("the server replaced its data since the prefix was last used (DEBUG RELOAD, "
+                                "FLUSHALL/FLUSHDB, SWAPDB, RESTORE, REPLICAOF, or CONFIG RESETSTAT hides whether it "
+                                "did): leases lost with its data may still be held");
     else
         reason = QStringLiteral("the server restarted or failed over since the prefix was last used: leases lost "
                                 "with its data may still be held");

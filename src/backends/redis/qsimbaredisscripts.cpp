@@ -52,36 +52,50 @@ local function sweep(limit)
   local ids = redis.call('ZRANGEBYSCORE', P .. 'sessions', '-inf', fmt(now), 'LIMIT', 0, limit)
   for _, id in ipairs(ids) do endSession(id) end
 end
--- Whether this server run provably lost no data of its own: it was never flushed, reloaded,
--- swapped, restored into, turned into a replica or promoted from one, evicted nothing, and its
--- statistics (which tell all this) were never reset.
-local function intact()
+-- The commands that replace or drop data within a server run (DEBUG for DEBUG RELOAD).
+local replacing = {'flushall', 'flushdb', 'swapdb', 'debug', 'restore', 'restore-asking', 'replicaof', 'slaveof'}
+-- The server's identity for the guard: its run id, how often this run replaced data (from
+-- INFO commandstats), and whether its statistics were reset (which hides that count). A
+-- change means leases may have been lost or restored from older data.
+local function serverRun(server)
   local stats = redis.call('INFO', 'commandstats')
-  for _, c in ipairs({'flushall', 'flushdb', 'swapdb', 'debug', 'restore', 'restore-asking',
-                      'replicaof', 'slaveof', 'config|resetstat'}) do
-    if string.find(stats, 'cmdstat_' .. c .. ':', 1, true) then return false end
+  local replaced = 0
+  for _, c in ipairs(replacing) do
+    local calls = string.match(stats, 'cmdstat_' .. string.gsub(c, '%-', '%%-') .. ':calls=(%d+)')
+    if calls then replaced = replaced + tonumber(calls) end
   end
+  local run = (string.match(server, 'run_id:(%x+)') or '') .. ':' .. replaced
+  local reset = string.match(stats, 'cmdstat_config|resetstat:calls=(%d+)')
+  if reset then run = run .. ':r' .. reset end
+  return run, replaced == 0 and not reset
+end
+-- Whether this server run provably lost no data of its own: nothing replaced (above), no
+-- evicted key, and a primary that was never a promoted replica.
+local function intact(unreplaced)
+  if not unreplaced then return false end
   if tonumber(string.match(redis.call('INFO', 'stats'), 'evicted_keys:(%d+)') or '1') ~= 0 then return false end
   local rep = redis.call('INFO', 'replication')
   return string.find(rep, 'role:master', 1, true) ~= nil
     and string.match(rep, 'master_replid2:(%x+)') == string.rep('0', 40)
 end
--- The recovery guard: the time before which no lease is granted, the server's run id and why.
--- A prefix whose epoch is from another server run (restart, failover) may have lost leases
--- that are still valid for their holders: wait maxLease before granting ('restart'). A prefix
--- without an epoch is new, or lost its data. It is provably new when the server has run for
--- maxLease and lost nothing itself: any lease of an earlier run has ended ('new', grants at
--- once; on a server started less than maxLease ago, once it has run maxLease). Otherwise
--- wait maxLease ('lost').
+-- The recovery guard: the time before which no lease is granted, the server's run and why.
+-- A prefix whose epoch is from another server run (restart, failover: 'restart'), or from
+-- this run before it replaced data (DEBUG RELOAD, SWAPDB, …: 'reload'), may have lost leases
+-- that are still valid for their holders: wait maxLease before granting. A prefix without an
+-- epoch is new, or lost its data. It is provably new when the server has run for maxLease
+-- and lost nothing itself: any lease of an earlier run has ended ('new', grants at once; on
+-- a server started less than maxLease ago, once it has run maxLease). Otherwise wait
+-- maxLease ('lost').
 local function grantableFrom()
   local server = redis.call('INFO', 'server')
-  local run = string.match(server, 'run_id:(%x+)') or ''
+  local run, unreplaced = serverRun(server)
   local e = redis.call('HMGET', KEYS[1], 'run', 'quiet', 'why')
   if e[1] == run then return tonumber(e[2]), run, e[3] or 'restart' end
   local quiet, why = now + maxLease, 'restart'
+  if e[1] and string.match(e[1], '^(%x*):') == string.match(run, '^(%x*):') then why = 'reload' end
   if not e[1] then
     why = 'lost'
-    if intact() then
+    if intact(unreplaced) then
       local up = tonumber(string.match(server, 'uptime_in_seconds:(%d+)') or '0')
       quiet, why = math.min(quiet, now - up * 1000000 + maxLease), 'new'
     end
