@@ -89,9 +89,15 @@ end
 local function grantableFrom()
   local server = redis.call('INFO', 'server')
   local run, unreplaced = serverRun(server)
-  local e = redis.call('HMGET', KEYS[1], 'run', 'quiet', 'why')
-  if e[1] == run then return tonumber(e[2]), run, e[3] or 'restart' end
-  local quiet, why = now + maxLease, 'restart'
+  local e = redis.call('HMGET', KEYS[1], 'run', 'quiet', 'why', 'maxLease')
+  if e[1] == run then
+    if tonumber(e[4] or '0') < maxLease then redis.call('HSET', KEYS[1], 'maxLease', fmt(maxLease)) end
+    return tonumber(e[2]), run, e[3] or 'restart'
+  end
+  -- The longest maxLease any client of the prefix used, if the epoch survived: a client
+  -- configured shorter must not end the wait before a longer lease ran out.
+  local longest = math.max(maxLease, tonumber(e[4] or '0'))
+  local quiet, why = now + longest, 'restart'
   if e[1] and string.match(e[1], '^(%x*):') == string.match(run, '^(%x*):') then why = 'reload' end
   if not e[1] then
     why = 'lost'
@@ -101,7 +107,7 @@ local function grantableFrom()
     end
   end
   if e[2] and tonumber(e[2]) > quiet then quiet = tonumber(e[2]) end
-  redis.call('HSET', KEYS[1], 'run', run, 'quiet', fmt(quiet), 'since', fmt(now), 'why', why)
+  redis.call('HSET', KEYS[1], 'run', run, 'quiet', fmt(quiet), 'since', fmt(now), 'why', why, 'maxLease', fmt(longest))
   return quiet, run, why
 end
 )lua";

@@ -58,6 +58,7 @@ private Q_SLOTS:
     void restoredOldDataNeverGrantsALowerToken();
     void freshPrefixGrantsAtOnce();
     void flushedPrefixStaysGuarded();
+    void longestMaxLeaseGuardsARestart();
 
 private:
     Options options(const QString &prefix) const;
@@ -923,6 +924,32 @@ void tst_RedisBackend::flushedPrefixStaysGuarded()
     QVERIFY2(!r.isGranted, "granted right after FLUSHALL");
     QCOMPARE(r.holder, QSimbaRedisLeaseBackend::recoveringHolder());
     QVERIFY(r.holderRemaining && *r.holderRemaining > 300ms);
+}
+
+// m2: a client configured with a shorter maxLease than another must not end the recovery
+// period before the other's longer leases ran out (when the prefix's epoch survived).
+void tst_RedisBackend::longestMaxLeaseGuardsARestart()
+{
+    RedisServer server;
+    if (!server.start())
+        QFAIL(qPrintable(server.errorString()));
+    Options longer = options(S("mixed"));
+    longer.port = server.port();
+    longer.maxLease = 4s;
+    Options shorter = longer;
+    shorter.maxLease = 600ms;
+    QSimbaRedisLeaseBackend a(longer);
+    const auto s1 = a.openSession(4s).id;
+    grant(a, s1, name("held"), 4s);
+    QCOMPARE(server.cli({S("SAVE")}), 0);
+    if (!server.restart()) // from the dump: the epoch of the old run, written by a 4s client
+        QFAIL(qPrintable(server.errorString()));
+    QSimbaRedisLeaseBackend b(shorter);
+    const auto s2 = b.openSession(600ms).id;
+    const auto r = b.acquire(s2, {name("free")}).value(name("free"));
+    QVERIFY(!r.isGranted);
+    QCOMPARE(r.holder, QSimbaRedisLeaseBackend::recoveringHolder());
+    QVERIFY2(*r.holderRemaining > 3s, qPrintable(QString::number(r.holderRemaining->count())));
 }
 
 QTEST_GUILESS_MAIN(tst_RedisBackend)
