@@ -710,7 +710,8 @@ void tst_RedisBackend::slowServerCannotStretchACall()
     qint64 elapsed = 0;
     const QString message = failsWithin([&] { b.keepAlive(s, 30s, {}); },
                                         o.connectTimeout + o.commandTimeout + Slack, &elapsed);
-    QVERIFY2(message.contains(S("no answer within the call's time limit")), qPrintable(message));
+    // Ended by the call's limit (or, on a very slow machine, by one command's timeout).
+    QVERIFY2(!message.startsWith(QLatin1Char('<')) && message.contains(S("no answer within")), qPrintable(message));
     proxy.setMode(TcpProxy::Mode::Forward);
     QVERIFY(b.keepAlive(s, 30s, {}).isLive);
     b.closeSession(s);
