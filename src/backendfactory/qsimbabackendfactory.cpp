@@ -27,51 +27,19 @@
 
 namespace {
 
+// A backend's builder from a parsed URL; \a shown is the URL for messages.
+using FromUrl = std::unique_ptr<QSimbaLeaseBackend> (*)(const QUrl &url, const QString &shown);
+// A builder from the URL's text, for schemes whose URLs QUrl cannot hold (several hosts).
+using FromText = std::unique_ptr<QSimbaLeaseBackend> (*)(const QString &text);
+
 struct Scheme
 {
     QLatin1String name;
     QLatin1String component; // the CMake component / QSIMBA_BACKENDS entry
-    bool built;
+    FromUrl fromUrl;         // nullptr: the backend is not part of this build
+    FromText fromText = nullptr;
+    bool built() const { return fromUrl != nullptr; }
 };
-
-constexpr bool sqlBuilt =
-#ifdef QSIMBA_HAVE_SQL
-    true;
-#else
-    false;
-#endif
-constexpr bool redisBuilt =
-#ifdef QSIMBA_HAVE_REDIS
-    true;
-#else
-    false;
-#endif
-constexpr bool zookeeperBuilt =
-#ifdef QSIMBA_HAVE_ZOOKEEPER
-    true;
-#else
-    false;
-#endif
-
-const Scheme schemeTable[] = {
-    {QLatin1String("memory"), QLatin1String("core"), true},
-    {QLatin1String("sqlite"), QLatin1String("sql"), sqlBuilt},
-    {QLatin1String("postgresql"), QLatin1String("sql"), sqlBuilt},
-    {QLatin1String("postgres"), QLatin1String("sql"), sqlBuilt},
-    {QLatin1String("mysql"), QLatin1String("sql"), sqlBuilt},
-    {QLatin1String("mariadb"), QLatin1String("sql"), sqlBuilt},
-    {QLatin1String("redis"), QLatin1String("redis"), redisBuilt},
-    {QLatin1String("zookeeper"), QLatin1String("zookeeper"), zookeeperBuilt},
-};
-
-const Scheme *findScheme(const QString &scheme)
-{
-    for (const auto &s : schemeTable) {
-        if (scheme.compare(s.name, Qt::CaseInsensitive) == 0)
-            return &s;
-    }
-    return nullptr;
-}
 
 [[noreturn]] void invalid(const QString &url, const QString &why)
 {
@@ -90,7 +58,7 @@ QString schemeOf(const QString &text)
 
 void checkBuilt(const QString &shown, const Scheme &s)
 {
-    if (!s.built)
+    if (!s.built())
         invalid(shown, QStringLiteral("the %1 backend is not part of this build: configure QSimba with "
                                       "-DQSIMBA_BACKENDS=…;%1 (available schemes: %2)")
                            .arg(s.component, QSimbaBackendFactory::schemes().join(QLatin1String(", "))));
@@ -121,6 +89,59 @@ std::unique_ptr<QSimbaLeaseBackend> createMemory(const QUrl &url, const QString 
     if (url.host().isEmpty())
         qCDebug(lcSimbaBackendFactory) << "memory:// without a name: a private store";
     return std::make_unique<QSimbaMemoryLeaseBackend>(url.host());
+}
+
+#ifdef QSIMBA_HAVE_SQL
+std::unique_ptr<QSimbaLeaseBackend> createSql(const QUrl &url, const QString &)
+{
+    // The SQL backend checks that its Qt SQL driver is installed (naming the package).
+    return QSimbaSqlLeaseBackend::fromUrl(url);
+}
+#else
+constexpr FromUrl createSql = nullptr;
+#endif
+#ifdef QSIMBA_HAVE_REDIS
+std::unique_ptr<QSimbaLeaseBackend> createRedis(const QUrl &url, const QString &)
+{
+    return QSimbaRedisLeaseBackend::fromUrl(url);
+}
+#else
+constexpr FromUrl createRedis = nullptr;
+#endif
+#ifdef QSIMBA_HAVE_ZOOKEEPER
+std::unique_ptr<QSimbaLeaseBackend> createZookeeper(const QUrl &url, const QString &)
+{
+    return QSimbaZookeeperLeaseBackend::fromUrl(url);
+}
+std::unique_ptr<QSimbaLeaseBackend> createZookeeperFromText(const QString &text)
+{
+    return QSimbaZookeeperLeaseBackend::fromUrl(text);
+}
+#else
+constexpr FromUrl createZookeeper = nullptr;
+constexpr FromText createZookeeperFromText = nullptr;
+#endif
+
+// Every scheme of every backend, built or not (so that a missing one is named): a new
+// backend adds its rows here.
+const Scheme schemeTable[] = {
+    {QLatin1String("memory"), QLatin1String("core"), createMemory},
+    {QLatin1String("sqlite"), QLatin1String("sql"), createSql},
+    {QLatin1String("postgresql"), QLatin1String("sql"), createSql},
+    {QLatin1String("postgres"), QLatin1String("sql"), createSql},
+    {QLatin1String("mysql"), QLatin1String("sql"), createSql},
+    {QLatin1String("mariadb"), QLatin1String("sql"), createSql},
+    {QLatin1String("redis"), QLatin1String("redis"), createRedis},
+    {QLatin1String("zookeeper"), QLatin1String("zookeeper"), createZookeeper, createZookeeperFromText},
+};
+
+const Scheme *findScheme(const QString &scheme)
+{
+    for (const auto &s : schemeTable) {
+        if (scheme.compare(s.name, Qt::CaseInsensitive) == 0)
+            return &s;
+    }
+    return nullptr;
 }
 
 std::optional<std::chrono::nanoseconds> settingDuration(const QSettings &settings, const QString &prefix,
@@ -174,24 +195,7 @@ std::unique_ptr<QSimbaLeaseBackend> QSimbaBackendFactory::create(const QUrl &url
                            .arg(url.scheme(), schemes().join(QLatin1String(", "))));
     checkBuilt(shown, *s);
     qCDebug(lcSimbaBackendFactory) << "creating a backend for" << redacted(shown);
-    if (scheme == QLatin1String("memory"))
-        return createMemory(url, shown);
-#ifdef QSIMBA_HAVE_SQL
-    if (s->component == QLatin1String("sql")) {
-        // The SQL backend checks that its Qt SQL driver is installed (naming the package).
-        return delegate([&] { return QSimbaSqlLeaseBackend::fromUrl(url); });
-    }
-#endif
-#ifdef QSIMBA_HAVE_REDIS
-    if (scheme == QLatin1String("redis"))
-        return delegate([&] { return QSimbaRedisLeaseBackend::fromUrl(url); });
-#endif
-#ifdef QSIMBA_HAVE_ZOOKEEPER
-    if (scheme == QLatin1String("zookeeper"))
-        return delegate([&] { return QSimbaZookeeperLeaseBackend::fromUrl(url); });
-#endif
-    Q_UNREACHABLE();
-    return nullptr;
+    return delegate([&] { return s->fromUrl(url, shown); });
 }
 
 /*!
@@ -208,10 +212,8 @@ std::unique_ptr<QSimbaLeaseBackend> QSimbaBackendFactory::create(const QString &
     if (scheme.isEmpty() || !text.mid(scheme.size()).startsWith(QLatin1String("://")))
         invalid(text, QStringLiteral("malformed URL: expected scheme://…, one of %1")
                           .arg(schemes().join(QLatin1String(", "))));
-#ifdef QSIMBA_HAVE_ZOOKEEPER
-    if (scheme == QLatin1String("zookeeper"))
-        return delegate([&] { return QSimbaZookeeperLeaseBackend::fromUrl(text); });
-#endif
+    if (const Scheme *s = findScheme(scheme); s && s->fromText)
+        return delegate([&] { return s->fromText(text); });
     return create(QUrl(text, QUrl::StrictMode));
 }
 
@@ -245,7 +247,7 @@ QStringList QSimbaBackendFactory::schemes()
 {
     QStringList out;
     for (const auto &s : schemeTable) {
-        if (s.built)
+        if (s.built())
             out << QString(s.name);
     }
     return out;

@@ -76,14 +76,20 @@ private Q_SLOTS:
         QTest::newRow("postgres") << "postgres://u@db.example/app" << "postgresql://u@db.example";
         QTest::newRow("mysql") << "mysql://u:pw@db.example:3307/app" << "mysql://u:***@db.example:3307/app";
         QTest::newRow("mariadb") << "mariadb://u@db.example/app" << "mysql://u@db.example";
+        QTest::newRow("postgresql-ipv6") << "postgresql://u:pw@[::1]:5433/app" << "postgresql://u:***@[::1]:5433/app";
+        QTest::newRow("mysql-ipv6") << "mysql://u:pw@[::1]:3307/app" << "mysql://u:***@[::1]:3307/app";
 #endif
 #ifdef QSIMBA_HAVE_REDIS
         QTest::newRow("redis") << "redis://127.0.0.1:6390/2" << "redis://127.0.0.1:6390/2";
         QTest::newRow("redis-acl") << "redis://app:pw@127.0.0.1/0" << "redis://app:***@127.0.0.1";
+        QTest::newRow("redis-ipv6") << "redis://app:p%40w@[::1]:6390/2" << "redis://app:***@[::1]:6390/2";
 #endif
 #ifdef QSIMBA_HAVE_ZOOKEEPER
         QTest::newRow("zookeeper") << "zookeeper://127.0.0.1:2181/simba" << "zookeeper://127.0.0.1:2181/simba";
         QTest::newRow("zookeeper-hosts") << "zookeeper://h1:2181,h2:2182/app" << "zookeeper://h1:2181,h2:2182/app";
+        QTest::newRow("zookeeper-ipv6") << "zookeeper://[::1]:2181/app" << "zookeeper://[::1]:2181/app";
+        QTest::newRow("zookeeper-ipv6-hosts") << "zookeeper://[::1]:2181,[fe80::1]/app?digest=u:p%40w"
+                                              << "zookeeper://[::1]:2181,[fe80::1]:2181/app?digest=u:***";
 #endif
     }
     void createsEveryScheme()
