@@ -8,6 +8,9 @@
 #include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
 #include "qsimbaleasename.h"
+#ifdef QSIMBA_HAVE_HTTP
+#include "qsimbahttpendpoint.h"
+#endif
 
 #include <QtCore/QCoreApplication>
 #include <QtCore/QSysInfo>
@@ -132,7 +135,35 @@ std::unique_ptr<QSimba> CommandLine::buildClient(QSimba::EventListener listener)
         .metadata(QStringLiteral("command"), QStringLiteral("simbactl ") + m_name);
     if (listener)
         builder.listener(std::move(listener));
-    return builder.build();
+    auto simba = builder.build();
+    const QString http = httpOption().names().first();
+    if (m_parser.optionNames().contains(http)) {
+#ifdef QSIMBA_HAVE_HTTP
+        // Loopback unless HOST says otherwise; SIMBA_HTTP_TOKEN guards it when set.
+        QSimbaHttpEndpoint::Options options;
+        options.token = qgetenv("SIMBA_HTTP_TOKEN");
+        try {
+            options = QSimbaHttpEndpoint::Options::parseListen(m_parser.value(http), options);
+        } catch (const QSimbaInvalidArgumentError &e) {
+            throw QSimbaInvalidArgumentError(QStringLiteral("%1: --http: %2").arg(m_name, e.message()));
+        }
+        auto *endpoint = new QSimbaHttpEndpoint(simba.get(), options, simba.get());
+        Console::error(QStringLiteral("serving %1").arg(endpoint->url().toString()));
+#else
+        throw QSimbaInvalidArgumentError(
+            QStringLiteral("%1: --http: this simbactl was built without QtHttpServer").arg(m_name));
+#endif
+    }
+    return simba;
+}
+
+QCommandLineOption CommandLine::httpOption()
+{
+    return QCommandLineOption(QStringLiteral("http"),
+                              QStringLiteral("Serve the operator endpoint (/simba, /simba/health, /simba/metrics, "
+                                             "/simba/events) on [HOST:]PORT; HOST defaults to 127.0.0.1. "
+                                             "SIMBA_HTTP_TOKEN, when set, is the bearer token it requires."),
+                              QStringLiteral("[HOST:]PORT"));
 }
 
 QString CommandLine::singleName() const
