@@ -14,7 +14,7 @@ packages=(
   qml6-module-qttest
   libhiredis-dev libzookeeper-mt-dev
   redis-server redis-tools zookeeper postgresql mariadb-server mariadb-client
-  etcd-server etcd-client prometheus openssl
+  etcd-server etcd-client prometheus openssl curl
   xvfb xauth fonts-wqy-microhei ccache
 )
 

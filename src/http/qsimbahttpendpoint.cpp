@@ -21,7 +21,7 @@
     \class QSimbaHttpEndpoint
     \brief The operator endpoint of a QSimba client: snapshot, health, metrics, events.
 
-    Attach it in one line, \c{QSimbaHttpEndpoint endpoint(simba.get(), {.port = 9464});}.
+    Attach it in one line, \c{QSimbaHttpEndpoint endpoint(simba.get(), 9464);}.
     Routes, formats and options: docs/endpoint.md. It derives its counters from the client's
     events from the moment it is attached, and reads the backend's call figures the client
     keeps from the start (QSimba::backendMetrics()).
@@ -107,7 +107,15 @@ QSimbaHttpEndpoint::Options QSimbaHttpEndpoint::Options::parseListen(const QStri
 // ---------------------------------------------------------------------------------------
 // The endpoint
 
-QSimbaHttpEndpoint::QSimbaHttpEndpoint(QSimba *simba, QObject *parent) : QSimbaHttpEndpoint(simba, Options{}, parent)
+static QSimbaHttpEndpoint::Options onPort(quint16 port)
+{
+    QSimbaHttpEndpoint::Options options;
+    options.port = port;
+    return options;
+}
+
+QSimbaHttpEndpoint::QSimbaHttpEndpoint(QSimba *simba, quint16 port, QObject *parent)
+    : QSimbaHttpEndpoint(simba, onPort(port), parent)
 {
 }
 
@@ -527,6 +535,15 @@ void QSimbaHttpListener::requestDone(QTcpSocket *socket)
         *it = {};
 }
 
+//! A method token (upper-case letters) and a space, as far as \a bytes go.
+static bool startsLikeARequest(const QByteArray &bytes)
+{
+    qsizetype i = 0;
+    while (i < bytes.size() && i < 16 && bytes.at(i) >= 'A' && bytes.at(i) <= 'Z')
+        ++i;
+    return i == bytes.size() || (i > 0 && bytes.at(i) == ' ');
+}
+
 void QSimbaHttpListener::measure(QTcpSocket *socket)
 {
     const auto it = m_measures.find(socket);
@@ -547,7 +564,11 @@ void QSimbaHttpListener::measure(QTcpSocket *socket)
         }
     }
     int status = 0;
-    if (m.headersDone ? m.headerBytes > m_maxHeaderBytes : m.received > m_maxHeaderBytes)
+    // QtHttpServer 6.4 answers nothing to what its parser rejects and leaves the connection
+    // open: what does not start like a request line gets 400 here.
+    if (before == 0 && !startsLikeARequest(chunk))
+        status = 400;
+    else if (m.headersDone ? m.headerBytes > m_maxHeaderBytes : m.received > m_maxHeaderBytes)
         status = 431;
     else if (m.headersDone && m.received - m.headerBytes > m_maxHeaderBytes)
         status = 413; // no route takes a body
@@ -559,7 +580,8 @@ void QSimbaHttpListener::measure(QTcpSocket *socket)
     disconnect(socket, &QTcpSocket::readyRead, nullptr, nullptr);
     socket->readAll();
     const QByteArray body = status == 431 ? "{\"status\":431,\"error\":\"the request's headers are too large\"}"
-                                          : "{\"status\":413,\"error\":\"no route takes a request body\"}";
+                            : status == 413 ? "{\"status\":413,\"error\":\"no route takes a request body\"}"
+                                            : "{\"status\":400,\"error\":\"not an HTTP request\"}";
     socket->write("HTTP/1.1 " + QByteArray::number(status) + ' '
                   + QSimbaHttpEndpointPrivate::reasonPhrase(status)
                   + "\r\nContent-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size())

@@ -50,8 +50,9 @@ public:
         static Options parseListen(const QString &text, const Options &base);
     };
 
-    //! Serves \a simba on 127.0.0.1, any free port. Throws like the other constructor.
-    explicit QSimbaHttpEndpoint(QSimba *simba, QObject *parent = nullptr);
+    //! Serves \a simba on 127.0.0.1:\a port (0: any free port), the other options at their
+    //! defaults. Throws like the other constructor.
+    explicit QSimbaHttpEndpoint(QSimba *simba, quint16 port = 0, QObject *parent = nullptr);
     //! Serves \a simba as \a options say; listens at once. Throws QSimbaInvalidArgumentError
     //! for bad options, QSimbaIllegalStateError (naming the address, port and the socket's
     //! error) when it cannot listen.

@@ -3,6 +3,7 @@
 
 #include "qsimbaeventhub_p.h"
 
+#include <QtCore/QLocale>
 #include <QtCore/QMetaEnum>
 
 #include <algorithm>
@@ -50,7 +51,7 @@ QByteArray label(const char *key, const QString &value)
 
 QByteArray number(double v)
 {
-    return QByteArray::number(v, 'g', 17);
+    return QByteArray::number(v, 'g', QLocale::FloatingPointShortest);
 }
 
 QByteArray seconds(std::chrono::nanoseconds d)

@@ -301,6 +301,38 @@ private Q_SLOTS:
         QTRY_COMPARE(endpoint.readerCount(), 0);
     }
 
+    void garbageAndTooManyConnections()
+    {
+        auto simba = client();
+        QSimbaHttpEndpoint::Options options;
+        options.maxConnections = 2;
+        QSimbaHttpEndpoint endpoint(simba.get(), options);
+        // Not HTTP (e.g. TLS spoken to a plain port): 400, then the connection closes.
+        QTcpSocket garbage;
+        garbage.connectToHost(u"127.0.0.1"_qs, endpoint.port());
+        garbage.write(QByteArray("\x16\x03\x01\x02\x00 hello\r\n\r\n", 14));
+        QTRY_VERIFY(garbage.state() == QAbstractSocket::UnconnectedState);
+        QVERIFY(garbage.readAll().startsWith("HTTP/1.1 400 Bad Request\r\n"));
+        // Two connections open: a third is refused with 503.
+        QTcpSocket one, two, three;
+        one.connectToHost(u"127.0.0.1"_qs, endpoint.port());
+        two.connectToHost(u"127.0.0.1"_qs, endpoint.port());
+        // An answer on each shows the server accepted both (they stay open: keep-alive).
+        for (QTcpSocket *s : {&one, &two})
+            s->write("GET /simba/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        QTRY_VERIFY(one.bytesAvailable() > 0 && two.bytesAvailable() > 0);
+        QVERIFY(one.readAll().startsWith("HTTP/1.1 "));
+        three.connectToHost(u"127.0.0.1"_qs, endpoint.port());
+        QByteArray answer;
+        QTRY_VERIFY((answer += three.readAll(), three.state() == QAbstractSocket::UnconnectedState));
+        answer += three.readAll();
+        QVERIFY2(answer.startsWith("HTTP/1.1 503 Service Unavailable\r\n"), answer.constData());
+        one.close();
+        two.close();
+        QNetworkAccessManager nam;
+        QTRY_COMPARE(fetch(nam, route(endpoint, u"/simba/health"_qs)).status, 200);
+    }
+
     void bearerTokenOnEveryRoute()
     {
         auto simba = client();
@@ -366,6 +398,11 @@ private Q_SLOTS:
         } catch (const QSimbaIllegalStateError &e) {
             QVERIFY2(e.message().contains(QString::number(first.port())), qPrintable(e.message()));
         }
+        const quint16 free = TestServer::freePort();
+        QSimbaHttpEndpoint byPort(simba.get(), free); // the README's form
+        QCOMPARE(byPort.port(), free);
+        QCOMPARE(byPort.address(), QHostAddress(QHostAddress::LocalHost));
+        QCOMPARE(byPort.url(), QUrl(QStringLiteral("http://127.0.0.1:%1/simba").arg(free)));
         QSimbaHttpEndpoint::Options bad;
         bad.eventBufferSize = 0;
         QVERIFY_THROWS_EXCEPTION(QSimbaInvalidArgumentError, QSimbaHttpEndpoint(simba.get(), bad));
@@ -491,6 +528,36 @@ private Q_SLOTS:
         // The scrape itself was healthy (authorized, parsed).
         query.setQuery(QUrlQuery{{u"query"_qs, u"up{job=\"simba\"}"_qs}});
         QCOMPARE(fetch(nam, query).json()[u"data"_qs][u"result"_qs][0][u"value"_qs][1].toString(), u"1"_qs);
+    }
+
+    void documentedScrapeConfigAndAlertRulesAreValid()
+    {
+        QFile doc(QStringLiteral(QSIMBA_DOCS_DIR "/endpoint.md"));
+        QVERIFY2(doc.open(QIODevice::ReadOnly), qPrintable(doc.fileName()));
+        const QString text = QString::fromUtf8(doc.readAll());
+        QTemporaryDir dir;
+        int checked = 0;
+        auto it = QRegularExpression(u"```yaml\n(.*?)```"_qs, QRegularExpression::DotMatchesEverythingOption)
+                      .globalMatch(text);
+        while (it.hasNext()) {
+            const QString yaml = it.next().captured(1);
+            const bool rules = yaml.startsWith(u"groups:"_qs);
+            if (!rules && !yaml.startsWith(u"scrape_configs:"_qs))
+                continue; // e.g. the Kubernetes probe
+            QFile file(dir.filePath(QStringLiteral("block%1.yml").arg(checked++)));
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(yaml.toUtf8());
+            file.close();
+            QByteArray out;
+            const int code = runAsync(u"promtool"_qs,
+                                      {u"check"_qs, rules ? u"rules"_qs : u"config"_qs, file.fileName()}, &out);
+            QVERIFY2(code == 0, out.constData());
+            if (rules) {
+                QVERIFY(yaml.contains(u"alert: SimbaNoLeader"_qs));
+                QVERIFY(yaml.contains(u"alert: SimbaSessionSuspended"_qs));
+            }
+        }
+        QCOMPARE(checked, 2);
     }
 
     void eventsResumeWithoutLossOrDuplicates()
