@@ -528,6 +528,23 @@ private Q_SLOTS:
         // The scrape itself was healthy (authorized, parsed).
         query.setQuery(QUrlQuery{{u"query"_qs, u"up{job=\"simba\"}"_qs}});
         QCOMPARE(fetch(nam, query).json()[u"data"_qs][u"result"_qs][0][u"value"_qs][1].toString(), u"1"_qs);
+
+        // The documented "no leader" alert's expression picks the name nobody here leads.
+        auto other = client(); // holds "beta" without an endpoint: this client only contends
+        other->election(u"beta"_qs)->start();
+        QTRY_COMPARE(other->election(u"beta"_qs)->status(), QSimbaElection::Status::Leader);
+        simba->election(u"beta"_qs)->start();
+        QFile doc(QStringLiteral(QSIMBA_DOCS_DIR "/endpoint.md"));
+        QVERIFY(doc.open(QIODevice::ReadOnly));
+        const QString expr = QRegularExpression(u"alert: SimbaNoLeader\\n(?:.*\\n)*?\\s*expr: (.*)\\n"_qs)
+                                 .match(QString::fromUtf8(doc.readAll()))
+                                 .captured(1);
+        QVERIFY2(expr.contains(u"simba_leader"_qs), qPrintable(expr));
+        query.setQuery(QUrlQuery{{u"query"_qs, expr}});
+        QTRY_VERIFY_WITH_TIMEOUT((result = fetch(nam, query).json()[u"data"_qs][u"result"_qs].toArray(),
+                                  result.size() == 1),
+                                 30000);
+        QCOMPARE(result[0][u"metric"_qs][u"name"_qs].toString(), u"beta"_qs);
     }
 
     void documentedScrapeConfigAndAlertRulesAreValid()
