@@ -54,6 +54,18 @@ QByteArray number(double v)
     return QByteArray::number(v, 'g', QLocale::FloatingPointShortest);
 }
 
+//! A bucket bound as Prometheus clients write it ("0.0005", not "5e-04"): le is a label,
+//! compared as text by selectors.
+QByteArray bound(double v)
+{
+    QByteArray text = QByteArray::number(v, 'f', 6);
+    while (text.endsWith('0'))
+        text.chop(1);
+    if (text.endsWith('.'))
+        text.chop(1);
+    return text;
+}
+
 QByteArray seconds(std::chrono::nanoseconds d)
 {
     return number(std::chrono::duration<double>(d).count());
@@ -212,7 +224,7 @@ QByteArray QSimbaMetricsWriter::write(const Input &in)
             for (int b = 0; b < QSimbaBackendMetrics::BucketCount; ++b) {
                 cumulative += s.buckets[size_t(b)];
                 const QByteArray le = b < int(QSimbaBackendMetrics::BucketBounds.size())
-                    ? number(QSimbaBackendMetrics::BucketBounds[size_t(b)])
+                    ? bound(QSimbaBackendMetrics::BucketBounds[size_t(b)])
                     : QByteArray("+Inf");
                 t.sample("simba_backend_call_duration_seconds_bucket", callLabel + ",le=\"" + le + '"',
                          QByteArray::number(cumulative));
