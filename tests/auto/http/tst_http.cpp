@@ -612,6 +612,15 @@ private Q_SLOTS:
         QTRY_VERIFY(!second.events.isEmpty() && second.events.last().id == endpoint.lastEventId()
                     && endpoint.lastEventId() >= seen.last().id + 30);
         QVERIFY(second.events.first().event != "GAP");
+        // The same resume through the query parameter (for clients that cannot set headers).
+        SseReader third;
+        QUrl byQuery = route(endpoint, u"/simba/events"_qs);
+        byQuery.setQuery(QUrlQuery{{u"lastEventId"_qs, QString::number(seen.last().id)}});
+        third.open(byQuery);
+        QTRY_VERIFY(third.events.size() >= 2);
+        QCOMPARE(third.events[0].id, seen.last().id + 1);
+        QCOMPARE(third.events[0].data, second.events[0].data);
+        QCOMPARE(third.events[1].data, second.events[1].data);
         seen += second.events;
         const QList<qint64> got = ids(seen);
         for (qsizetype i = 0; i < got.size(); ++i)
