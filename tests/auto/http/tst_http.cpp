@@ -730,6 +730,37 @@ private Q_SLOTS:
                     .body.contains("\nsimba_http_event_readers_dropped_total 1\n"));
     }
 
+    void eventsFromEveryCallbackExecutor_data()
+    {
+        QTest::addColumn<QSimba::CallbackExecutor>("executor");
+        QTest::newRow("direct (engine thread)") << QSimba::CallbackExecutor::Direct;
+        QTest::newRow("dedicated thread") << QSimba::CallbackExecutor::DedicatedThread;
+        QTest::newRow("owner thread") << QSimba::CallbackExecutor::OwnerThread;
+    }
+
+    void eventsFromEveryCallbackExecutor()
+    {
+        // The events reach the endpoint's thread whichever thread publishes them.
+        QFETCH(QSimba::CallbackExecutor, executor);
+        auto simba = QSimba::builder()
+                         .backend(std::make_unique<QSimbaMemoryLeaseBackend>(store))
+                         .config(config)
+                         .callbackExecutor(executor)
+                         .build();
+        QSimbaHttpEndpoint endpoint(simba.get());
+        SseReader reader;
+        reader.open(route(endpoint, u"/simba/events"_qs), 0);
+        QTRY_COMPARE(endpoint.readerCount(), 1);
+        QVERIFY(churnLock(simba.get(), u"beta"_qs, 5));
+        QTRY_COMPARE(std::count_if(reader.events.cbegin(), reader.events.cend(),
+                                   [](const SseEvent &e) { return e.event == "REVOKED"; }),
+                     5);
+        const QList<qint64> got = ids(reader.events);
+        QCOMPARE(got.first(), 1);
+        for (qsizetype i = 1; i < got.size(); ++i)
+            QCOMPARE(got[i], got[i - 1] + 1);
+    }
+
     void keepAliveComments()
     {
         auto simba = client();
