@@ -378,6 +378,13 @@ private Q_SLOTS:
         QCOMPARE(QSimbaHttpEndpoint::Options::fromSettings(settings).token, QByteArray("from-settings"));
         QCOMPARE(QSimbaHttpEndpoint::Options::fromSettings(settings).port, 9464);
         QCOMPARE(QSimbaHttpEndpoint::Options::fromSettings(settings).address, QHostAddress(QHostAddress::LocalHost));
+        settings.setValue(u"simba/http/address"_qs, u"::1"_qs);
+        QCOMPARE(QSimbaHttpEndpoint::Options::fromSettings(settings).address, QHostAddress(QHostAddress::LocalHostIPv6));
+        QCOMPARE(QSimbaHttpEndpoint::Options::fromSettings(settings).port, 9464);
+        settings.setValue(u"simba/http/port"_qs, u"http"_qs);
+        QVERIFY_THROWS_EXCEPTION(QSimbaInvalidArgumentError, QSimbaHttpEndpoint::Options::fromSettings(settings));
+        settings.remove(u"simba/http/port"_qs);
+        QCOMPARE(QSimbaHttpEndpoint::Options::fromSettings(settings).port, 0);
         qputenv("SIMBA_HTTP_TOKEN", "from-env");
         QCOMPARE(QSimbaHttpEndpoint::Options::fromSettings(settings).token, QByteArray("from-env"));
         qunsetenv("SIMBA_HTTP_TOKEN");
