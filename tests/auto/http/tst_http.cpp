@@ -425,7 +425,12 @@ private Q_SLOTS:
 
     void healthReportsSuspendedLostAndClosed()
     {
-        auto simba = client();
+        // A 3 s lease: the session stays suspended (not yet lost) for about 2 s, long enough
+        // to be seen by polling on a loaded machine.
+        auto simba = QSimba::builder()
+                         .backend(std::make_unique<QSimbaMemoryLeaseBackend>(store))
+                         .config(QSimbaConfig::builder().leaseDuration(3s).build())
+                         .build();
         QSimbaHttpEndpoint endpoint(simba.get());
         QNetworkAccessManager nam;
         const QUrl health = route(endpoint, u"/simba/health"_qs);
