@@ -22,6 +22,9 @@
 #ifdef QSIMBA_HAVE_ZOOKEEPER
 #include "qsimbazookeeperleasebackend.h"
 #endif
+#ifdef QSIMBA_HAVE_ETCD
+#include "qsimbaetcdleasebackend.h"
+#endif
 
 #include <optional>
 
@@ -121,6 +124,19 @@ std::unique_ptr<QSimbaLeaseBackend> createZookeeperFromText(const QString &text)
 constexpr FromUrl createZookeeper = nullptr;
 constexpr FromText createZookeeperFromText = nullptr;
 #endif
+#ifdef QSIMBA_HAVE_ETCD
+std::unique_ptr<QSimbaLeaseBackend> createEtcd(const QUrl &url, const QString &)
+{
+    return QSimbaEtcdLeaseBackend::fromUrl(url);
+}
+std::unique_ptr<QSimbaLeaseBackend> createEtcdFromText(const QString &text)
+{
+    return QSimbaEtcdLeaseBackend::fromUrl(text); // several endpoints exist only as text
+}
+#else
+constexpr FromUrl createEtcd = nullptr;
+constexpr FromText createEtcdFromText = nullptr;
+#endif
 
 // Every scheme of every backend, built or not (so that a missing one is named): a new
 // backend adds its rows here.
@@ -133,6 +149,8 @@ const Scheme schemeTable[] = {
     {QLatin1String("mariadb"), QLatin1String("sql"), createSql},
     {QLatin1String("redis"), QLatin1String("redis"), createRedis},
     {QLatin1String("zookeeper"), QLatin1String("zookeeper"), createZookeeper, createZookeeperFromText},
+    {QLatin1String("etcd"), QLatin1String("etcd"), createEtcd, createEtcdFromText},
+    {QLatin1String("etcds"), QLatin1String("etcd"), createEtcd, createEtcdFromText},
 };
 
 const Scheme *findScheme(const QString &scheme)
@@ -169,8 +187,8 @@ QString groupPrefix(const QString &group)
 
 /*!
     Builds the backend of \a url without connecting. Schemes: \c sqlite, \c postgresql
-    (\c postgres), \c mysql (\c mariadb), \c redis, \c zookeeper, \c memory; the query
-    carries the backend's options. Throws QSimbaInvalidArgumentError naming the problem: a
+    (\c postgres), \c mysql (\c mariadb), \c redis, \c zookeeper, \c etcd (\c etcds),
+    \c memory; the query carries the backend's options. Throws QSimbaInvalidArgumentError naming the problem: a
     malformed URL, an unknown scheme or option, a backend missing from this build, a Qt SQL
     driver that is not installed. Passwords never appear in messages. Any thread.
 */
@@ -200,8 +218,9 @@ std::unique_ptr<QSimbaLeaseBackend> QSimbaBackendFactory::create(const QUrl &url
 
 /*!
     Builds the backend of the URL \a url given as text; an empty (or blank) \a url means
-    defaultUrl(). A ZooKeeper URL with several hosts (\c{zookeeper://h1:2181,h2:2181/simba})
-    only exists in this form. Throws as create(const QUrl &).
+    defaultUrl(). A ZooKeeper or etcd URL with several hosts
+    (\c{zookeeper://h1:2181,h2:2181/simba}, \c{etcd://h1:2379,h2:2379/simba}) only exists in
+    this form. Throws as create(const QUrl &).
 */
 std::unique_ptr<QSimbaLeaseBackend> QSimbaBackendFactory::create(const QString &url)
 {
@@ -240,8 +259,8 @@ QUrl QSimbaBackendFactory::defaultUrl()
 
 /*!
     The URL schemes this build can create, in a fixed order: always \c memory; \c sqlite,
-    \c postgresql, \c postgres, \c mysql, \c mariadb with the SQL backend; \c redis and
-    \c zookeeper with theirs.
+    \c postgresql, \c postgres, \c mysql, \c mariadb with the SQL backend; \c redis,
+    \c zookeeper, \c etcd and \c etcds with theirs.
 */
 QStringList QSimbaBackendFactory::schemes()
 {

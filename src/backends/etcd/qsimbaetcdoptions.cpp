@@ -170,6 +170,10 @@ std::unique_ptr<QSimbaEtcdLeaseBackend> QSimbaEtcdLeaseBackend::fromUrl(const QS
 
 std::unique_ptr<QSimbaEtcdLeaseBackend> QSimbaEtcdLeaseBackend::fromUrl(const QUrl &url)
 {
+    if (!url.isValid()) // QUrl's own message quotes the password: only its reason
+        invalid(url.toString(),
+                url.errorString().section(QLatin1Char(';'), 0, 0)
+                    + QStringLiteral(" (QUrl cannot hold several hosts: pass such a URL as a string)"));
     return fromUrl(url.toString(QUrl::FullyEncoded));
 }
 
