@@ -58,7 +58,7 @@ bool EtcdServer::launchMember(bool waitForHealth)
         QStringLiteral("--listen-peer-urls"), peer,
         QStringLiteral("--initial-advertise-peer-urls"), peer,
         QStringLiteral("--initial-cluster"), cluster,
-        QStringLiteral("--initial-cluster-token"), QStringLiteral("qsimba-test-") + dir().section(QLatin1Char('-'), -1),
+        QStringLiteral("--initial-cluster-token"), m_clusterToken.isEmpty() ? QStringLiteral("qsimba-test") : m_clusterToken,
         QStringLiteral("--initial-cluster-state"), m_started ? QStringLiteral("existing") : QStringLiteral("new"),
         QStringLiteral("--heartbeat-interval"), QStringLiteral("10"),
         QStringLiteral("--election-timeout"), QStringLiteral("100"),
@@ -101,8 +101,10 @@ EtcdCluster::EtcdCluster(int size)
         m_members[i]->m_memberName = QStringLiteral("m%1").arg(i);
         peers.append(QStringLiteral("m%1=http://127.0.0.1:%2").arg(i).arg(m_members[i]->peerPort()));
     }
-    for (auto &m : m_members)
+    for (auto &m : m_members) {
         m->m_initialCluster = peers.join(QLatin1Char(','));
+        m->m_clusterToken = QStringLiteral("qsimba-test-%1").arg(m_members.first()->peerPort());
+    }
 }
 
 EtcdCluster::~EtcdCluster()

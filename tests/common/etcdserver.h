@@ -44,6 +44,7 @@ private:
     quint16 m_peerPort = 0;
     QString m_memberName = QStringLiteral("m0");
     QString m_initialCluster; // empty: alone
+    QString m_clusterToken;   // the same for every member of one cluster
     bool m_started = false;   // started before: rejoins with its data
 };
 
