@@ -151,8 +151,16 @@ void QSimbaEtcdWatch::handleLine(const QByteArray &line, End *end, QString *caus
         *cause = QStringLiteral("watch canceled: ") + result.value(QLatin1String("cancel_reason")).toString();
         return;
     }
+    const QJsonArray events = result.value(QLatin1String("events")).toArray();
+    if (events.isEmpty() && !result.value(QLatin1String("created")).toBool()) {
+        // A progress notification: every event up to its revision was sent. (The "created"
+        // answer is none: the events from the start revision on follow it.)
+        const qint64 revision = J::integer(result.value(QLatin1String("header")).toObject().value(QLatin1String("revision")));
+        m_next = std::max(m_next, revision + 1);
+        return;
+    }
     const QByteArray leases = m_base + "l/", memberships = m_base + "g/";
-    for (const auto &item : result.value(QLatin1String("events")).toArray()) {
+    for (const auto &item : events) {
         const QJsonObject event = item.toObject();
         const QJsonObject kv = event.value(QLatin1String("kv")).toObject();
         const QByteArray key = J::bytesOf(kv.value(QLatin1String("key")));
@@ -188,7 +196,10 @@ QSimbaEtcdWatch::End QSimbaEtcdWatch::stream(const QString &endpoint, const QByt
     curl_easy_setopt(easy.get(), CURLOPT_TCP_KEEPINTVL, 5L);
     const QJsonObject create{{QStringLiteral("key"), J::bytes(m_base)},
                              {QStringLiteral("range_end"), J::bytes(J::prefixEnd(m_base))},
-                             {QStringLiteral("start_revision"), J::number(m_next)}};
+                             {QStringLiteral("start_revision"), J::number(m_next)},
+                             // Progress notifications move the resume point on while the
+                             // prefix is quiet, so that a reconnect rarely meets a compaction.
+                             {QStringLiteral("progress_notify"), true}};
     const QByteArray body =
         QJsonDocument(QJsonObject{{QStringLiteral("create_request"), create}}).toJson(QJsonDocument::Compact);
     curl_easy_setopt(easy.get(), CURLOPT_POST, 1L);
