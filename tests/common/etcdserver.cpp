@@ -2,6 +2,7 @@
 #include "etcdserver.h"
 
 #include <QtCore/QDeadlineTimer>
+#include <QtCore/QFile>
 #include <QtCore/QThread>
 
 #include <csignal>
@@ -29,11 +30,56 @@ QString EtcdServer::url(const QString &prefix) const
 
 int EtcdServer::ctl(const QStringList &args, QString *output) const
 {
-    return run(QStringLiteral("etcdctl"),
-               QStringList{QStringLiteral("--endpoints=") + endpoint(), QStringLiteral("--dial-timeout=2s"),
-                           QStringLiteral("--command-timeout=5s")}
-                   + args,
-               output, std::chrono::seconds(15));
+    QStringList options{QStringLiteral("--endpoints=") + (m_tls ? QStringLiteral("https://") : QString()) + endpoint(),
+                        QStringLiteral("--dial-timeout=2s"), QStringLiteral("--command-timeout=5s")};
+    if (m_tls)
+        options << QStringLiteral("--cacert=") + caFile() << QStringLiteral("--cert=") + clientCertFile()
+                << QStringLiteral("--key=") + clientKeyFile();
+    return run(QStringLiteral("etcdctl"), options + args, output, std::chrono::seconds(15));
+}
+
+bool EtcdServer::enableTls()
+{
+    if (!m_dir.isValid())
+        return fail(QStringLiteral("cannot create a temporary directory: ") + m_dir.errorString());
+    const QString d = dir() + QLatin1Char('/');
+    QFile serverExt(d + QStringLiteral("server.ext")), clientExt(d + QStringLiteral("client.ext"));
+    if (!serverExt.open(QIODevice::WriteOnly) || !clientExt.open(QIODevice::WriteOnly))
+        return fail(QStringLiteral("cannot write the certificate extensions in ") + dir());
+    // etcd's JSON gateway dials its own gRPC server with the server certificate: with
+    // --client-cert-auth, that certificate must be good for client authentication too.
+    serverExt.write("subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n");
+    clientExt.write("extendedKeyUsage=clientAuth\n");
+    serverExt.close();
+    clientExt.close();
+    const QStringList ec{QStringLiteral("-newkey"), QStringLiteral("ec"), QStringLiteral("-pkeyopt"),
+                         QStringLiteral("ec_paramgen_curve:prime256v1"), QStringLiteral("-nodes")};
+    const QList<QStringList> steps{
+        QStringList{QStringLiteral("req"), QStringLiteral("-x509")} + ec
+            + QStringList{QStringLiteral("-keyout"), d + QStringLiteral("ca.key"), QStringLiteral("-out"), caFile(),
+                          QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-subj"), QStringLiteral("/CN=qsimba test CA")},
+        QStringList{QStringLiteral("req")} + ec
+            + QStringList{QStringLiteral("-keyout"), d + QStringLiteral("server.key"), QStringLiteral("-out"),
+                          d + QStringLiteral("server.csr"), QStringLiteral("-subj"), QStringLiteral("/CN=127.0.0.1")},
+        QStringList{QStringLiteral("x509"), QStringLiteral("-req"), QStringLiteral("-in"), d + QStringLiteral("server.csr"),
+                    QStringLiteral("-CA"), caFile(), QStringLiteral("-CAkey"), d + QStringLiteral("ca.key"),
+                    QStringLiteral("-CAcreateserial"), QStringLiteral("-out"), d + QStringLiteral("server.pem"),
+                    QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-extfile"), serverExt.fileName()},
+        QStringList{QStringLiteral("req")} + ec
+            + QStringList{QStringLiteral("-keyout"), clientKeyFile(), QStringLiteral("-out"), d + QStringLiteral("client.csr"),
+                          QStringLiteral("-subj"), QStringLiteral("/CN=qsimba")},
+        QStringList{QStringLiteral("x509"), QStringLiteral("-req"), QStringLiteral("-in"), d + QStringLiteral("client.csr"),
+                    QStringLiteral("-CA"), caFile(), QStringLiteral("-CAkey"), d + QStringLiteral("ca.key"),
+                    QStringLiteral("-CAcreateserial"), QStringLiteral("-out"), clientCertFile(),
+                    QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-extfile"), clientExt.fileName()},
+    };
+    for (const auto &step : steps) {
+        QString out;
+        if (run(QStringLiteral("openssl"), step, &out) != 0)
+            return fail(QStringLiteral("openssl %1 failed: %2").arg(step.join(QLatin1Char(' ')), out));
+    }
+    m_tls = true;
+    return true;
 }
 
 bool EtcdServer::isHealthy() const
@@ -47,10 +93,10 @@ bool EtcdServer::launchMember(bool waitForHealth)
 {
     if (m_peerPort == 0 || m_peerPort == port())
         return fail(QStringLiteral("no second free port on 127.0.0.1"));
-    const QString client = QStringLiteral("http://127.0.0.1:%1").arg(port());
+    const QString client = QStringLiteral("%1://127.0.0.1:%2").arg(m_tls ? QStringLiteral("https") : QStringLiteral("http")).arg(port());
     const QString peer = QStringLiteral("http://127.0.0.1:%1").arg(m_peerPort);
     const QString cluster = m_initialCluster.isEmpty() ? m_memberName + QLatin1Char('=') + peer : m_initialCluster;
-    const QStringList args{
+    QStringList args{
         QStringLiteral("--name"), m_memberName,
         QStringLiteral("--data-dir"), dir() + QStringLiteral("/data"),
         QStringLiteral("--listen-client-urls"), client,
@@ -66,6 +112,10 @@ bool EtcdServer::launchMember(bool waitForHealth)
         QStringLiteral("--logger"), QStringLiteral("zap"),
         QStringLiteral("--log-outputs"), QStringLiteral("stderr"),
     };
+    if (m_tls)
+        args << QStringLiteral("--cert-file") << dir() + QStringLiteral("/server.pem")
+             << QStringLiteral("--key-file") << dir() + QStringLiteral("/server.key")
+             << QStringLiteral("--trusted-ca-file") << caFile() << QStringLiteral("--client-cert-auth");
     m_started = true;
     // A member of a cluster cannot be healthy before a quorum runs: it is "up" once its
     // process runs; EtcdCluster waits for the cluster's health.

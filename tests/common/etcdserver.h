@@ -37,6 +37,14 @@ public:
     //! Whether /health answers true.
     bool isHealthy() const;
 
+    //! Before start(): serves clients over TLS only, with a test CA, a server certificate
+    //! for 127.0.0.1 and client certificates required (all made with openssl in dir()).
+    //! False (with errorString()) when openssl fails.
+    bool enableTls();
+    QString caFile() const { return dir() + QStringLiteral("/ca.pem"); }
+    QString clientCertFile() const { return dir() + QStringLiteral("/client.pem"); }
+    QString clientKeyFile() const { return dir() + QStringLiteral("/client.key"); }
+
 private:
     friend class EtcdCluster;
     bool launchMember(bool waitForHealth);
@@ -46,6 +54,7 @@ private:
     QString m_initialCluster; // empty: alone
     QString m_clusterToken;   // the same for every member of one cluster
     bool m_started = false;   // started before: rejoins with its data
+    bool m_tls = false;
 };
 
 /*

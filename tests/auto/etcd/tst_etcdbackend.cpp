@@ -245,6 +245,41 @@ private Q_SLOTS:
         good->closeSession(s);
     }
 
+    // etcds:// with the CA and a client certificate; etcd requires client certificates.
+    void speaksTls()
+    {
+        EtcdServer server;
+        if (!server.enableTls() || !server.start())
+            QFAIL(qPrintable(server.errorString()));
+        const QString url = QStringLiteral("etcds://%1/tls?cacert=%2&cert=%3&key=%4")
+                                .arg(server.endpoint(), server.caFile(), server.clientCertFile(), server.clientKeyFile());
+        auto backend = Backend::fromUrl(url);
+        HintLog hints;
+        auto subscription = backend->subscribe(hints.listener());
+        const auto s = backend->openSession(3s).id;
+        armed(*backend, s, hints); // the watch speaks TLS too
+        if (QTest::currentTestFailed())
+            return;
+        const auto n = leaseName("tls.lock");
+        QVERIFY(backend->acquire(s, {n}).value(n).isGranted);
+        QVERIFY(backend->keepAlive(s, 3s, {}).owned.contains(n));
+        backend->closeSession(s);
+
+        // Without a client certificate, or without TLS, or without trusting the CA: refused.
+        for (const QString &bad : {QStringLiteral("etcds://%1/tls?cacert=%2").arg(server.endpoint(), server.caFile()),
+                                   QStringLiteral("etcd://%1/tls").arg(server.endpoint()),
+                                   QStringLiteral("etcds://%1/tls?cert=%2&key=%3")
+                                       .arg(server.endpoint(), server.clientCertFile(), server.clientKeyFile())}) {
+            auto refused = Backend::fromUrl(bad);
+            try {
+                refused->members(QStringLiteral("g"));
+                QFAIL(qPrintable(QStringLiteral("accepted: ") + bad));
+            } catch (const QSimbaBackendError &e) {
+                QVERIFY2(e.message().contains(server.endpoint()), e.what());
+            }
+        }
+    }
+
     // A watch cut off while events happen resumes from its last revision: nothing is lost.
     void watchResumesFromItsRevision()
     {
