@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+// The lock cycle of the etcd backend (acquire + release: two transactions, two writes)
+// against etcd's own round trips on the same server in the same run, over the same kind of
+// connection (libcurl, HTTP/1.1 keep-alive, the JSON gateway): a put and a get of one key
+// (one write, one read), and a put and a delete (two writes, like the cycle). Prints
+// medians, 99th percentiles and the ratios. Rounds alternate, so that a busy machine weighs
+// on all three.
+//
+//   etcd_lockcycle [--url etcd://127.0.0.1:2379/bench] [--rounds 500]
+// Without --url, an etcd on a free loopback port is started for the run.
+#include "qsimbaetcdleasebackend.h"
+#ifdef QSIMBA_BENCH_HAVE_FIXTURE
+#include "etcdserver.h"
+#endif
+
+#include <curl/curl.h>
+
+#include <QtCore/QCommandLineParser>
+#include <QtCore/QCoreApplication>
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QTextStream>
+
+#include <algorithm>
+#include <memory>
+
+using namespace std::chrono_literals;
+
+namespace {
+size_t discard(char *, size_t size, size_t count, void *)
+{
+    return size * count;
+}
+
+// The baseline client: one keep-alive libcurl handle, as the backend uses.
+class Gateway
+{
+public:
+    explicit Gateway(const QString &endpoint) : m_base("http://" + endpoint.toUtf8()), m_curl(curl_easy_init()) {}
+    ~Gateway() { curl_easy_cleanup(m_curl); }
+    bool post(const char *path, const QByteArray &body)
+    {
+        const QByteArray url = m_base + path;
+        curl_easy_setopt(m_curl, CURLOPT_URL, url.constData());
+        curl_easy_setopt(m_curl, CURLOPT_HTTP_VERSION, long(CURL_HTTP_VERSION_1_1));
+        curl_easy_setopt(m_curl, CURLOPT_TCP_NODELAY, 1L);
+        curl_easy_setopt(m_curl, CURLOPT_TIMEOUT_MS, 2000L);
+        curl_easy_setopt(m_curl, CURLOPT_POSTFIELDS, body.constData());
+        curl_easy_setopt(m_curl, CURLOPT_POSTFIELDSIZE, long(body.size()));
+        curl_easy_setopt(m_curl, CURLOPT_WRITEFUNCTION, discard);
+        curl_slist *headers = curl_slist_append(nullptr, "Content-Type: application/json");
+        curl_easy_setopt(m_curl, CURLOPT_HTTPHEADER, headers);
+        const CURLcode rc = curl_easy_perform(m_curl);
+        curl_slist_free_all(headers);
+        long status = 0;
+        curl_easy_getinfo(m_curl, CURLINFO_RESPONSE_CODE, &status);
+        return rc == CURLE_OK && status == 200;
+    }
+
+private:
+    QByteArray m_base;
+    CURL *m_curl;
+};
+
+struct Stats
+{
+    QList<double> us;
+    double percentile(double p)
+    {
+        std::sort(us.begin(), us.end());
+        return us.isEmpty() ? 0 : us.at(std::min<qsizetype>(us.size() - 1, qsizetype(p * double(us.size()))));
+    }
+};
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("The etcd backend's lock cycle against etcd's put/get round trip."));
+    parser.addHelpOption();
+    parser.addOption({QStringLiteral("url"), QStringLiteral("The etcd to use (etcd://host:port/prefix)."), QStringLiteral("url")});
+    parser.addOption({QStringLiteral("rounds"), QStringLiteral("Measured rounds (default 500)."), QStringLiteral("n"),
+                      QStringLiteral("500")});
+    parser.process(app);
+    QTextStream out(stdout);
+    QTextStream err(stderr);
+    const int rounds = std::max(10, parser.value(QStringLiteral("rounds")).toInt());
+
+    QString url = parser.value(QStringLiteral("url"));
+#ifdef QSIMBA_BENCH_HAVE_FIXTURE
+    std::unique_ptr<EtcdServer> server;
+    if (url.isEmpty()) {
+        server = std::make_unique<EtcdServer>();
+        if (!server->start()) {
+            err << server->errorString() << Qt::endl;
+            return 1;
+        }
+        url = server->url(QStringLiteral("/bench"));
+    }
+#endif
+    if (url.isEmpty()) {
+        err << "give --url etcd://host:port/prefix" << Qt::endl;
+        return 64;
+    }
+    try {
+        auto backend = QSimbaEtcdLeaseBackend::fromUrl(url);
+        const QString endpoint = backend->options().endpoints.first();
+        Gateway gateway(endpoint);
+        const QByteArray key = QByteArray("/bench-baseline").toBase64();
+        const QByteArray put = "{\"key\":\"" + key + "\",\"value\":\"" + QByteArray("x").toBase64() + "\"}";
+        const QByteArray get = "{\"key\":\"" + key + "\"}";
+        const QByteArray del = get;
+        const auto session = backend->openSession(30s).id;
+        const auto name = QSimbaLeaseName::of(QStringLiteral("bench.lock"));
+
+        Stats baseline, writes, cycle;
+        QElapsedTimer timer;
+        for (int i = -rounds / 10; i < rounds; ++i) { // the first tenth warms up
+            timer.start();
+            if (!gateway.post("/v3/kv/put", put) || !gateway.post("/v3/kv/range", get)) {
+                err << "the baseline put/get failed at " << endpoint << Qt::endl;
+                return 69;
+            }
+            const double b = double(timer.nsecsElapsed()) / 1000.0;
+            timer.start();
+            if (!gateway.post("/v3/kv/put", put) || !gateway.post("/v3/kv/deleterange", del)) {
+                err << "the baseline put/delete failed at " << endpoint << Qt::endl;
+                return 69;
+            }
+            const double w = double(timer.nsecsElapsed()) / 1000.0;
+            timer.start();
+            const auto r = backend->acquire(session, {name}).value(name);
+            backend->release(session, {{name, r.token}});
+            const double c = double(timer.nsecsElapsed()) / 1000.0;
+            if (!r.isGranted) {
+                err << "the lock was not granted" << Qt::endl;
+                return 69;
+            }
+            if (i >= 0) {
+                baseline.us.append(b);
+                writes.us.append(w);
+                cycle.us.append(c);
+            }
+            if (i % 100 == 0)
+                backend->keepAlive(session, 30s, {});
+        }
+        backend->closeSession(session);
+        const double b50 = baseline.percentile(0.5), w50 = writes.percentile(0.5), c50 = cycle.percentile(0.5);
+        out << "etcd lock cycle on " << backend->describe() << ", " << rounds << " rounds\n";
+        out << Qt::fixed << qSetRealNumberPrecision(0);
+        out << "baseline put+get (2 requests)        median " << b50 << " us  p99 " << baseline.percentile(0.99) << " us\n";
+        out << "baseline put+delete (2 writes)       median " << w50 << " us  p99 " << writes.percentile(0.99) << " us\n";
+        out << "lock cycle acquire+release (2 txns)  median " << c50 << " us  p99 " << cycle.percentile(0.99) << " us\n";
+        out << qSetRealNumberPrecision(2) << "ratio lock cycle / put+get (medians)    " << (b50 > 0 ? c50 / b50 : 0) << "\n";
+        out << "ratio lock cycle / put+delete (medians) " << (w50 > 0 ? c50 / w50 : 0) << Qt::endl;
+    } catch (const std::exception &e) {
+        err << e.what() << Qt::endl;
+        return 69;
+    }
+    return 0;
+}
