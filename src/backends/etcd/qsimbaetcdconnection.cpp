@@ -28,12 +28,21 @@ size_t appendTo(char *data, size_t size, size_t count, void *target)
     static_cast<QByteArray *>(target)->append(data, qsizetype(size * count));
     return size * count;
 }
-
-struct SlistDeleter
-{
-    void operator()(curl_slist *list) const { curl_slist_free_all(list); }
-};
 } // namespace
+
+void QSimbaEtcdHeadersDeleter::operator()(curl_slist *list) const
+{
+    curl_slist_free_all(list);
+}
+
+std::unique_ptr<curl_slist, QSimbaEtcdHeadersDeleter> qsimbaEtcdHeaders(const QByteArray &token)
+{
+    std::unique_ptr<curl_slist, QSimbaEtcdHeadersDeleter> headers(
+        curl_slist_append(nullptr, "Content-Type: application/json"));
+    if (!token.isEmpty()) // curl copies the string
+        headers.reset(curl_slist_append(headers.release(), QByteArray("Authorization: " + token).constData()));
+    return headers;
+}
 
 void QSimbaEtcdCurlDeleter::operator()(CURL *handle) const
 {
@@ -54,26 +63,30 @@ QSimbaEtcdConnection::QSimbaEtcdConnection(const Options &options, const QString
 
 QSimbaEtcdConnection::~QSimbaEtcdConnection() = default;
 
-void QSimbaEtcdConnection::configure(CURL *handle, const QString &endpoint, const char *path) const
+void QSimbaEtcdConnection::configure(CURL *handle, const Options &options, const QString &endpoint,
+                                     const char *path, const QByteArray &body)
 {
-    const QByteArray url = (m_options.tls ? QByteArrayLiteral("https://") : QByteArrayLiteral("http://"))
+    const QByteArray url = (options.tls ? QByteArrayLiteral("https://") : QByteArrayLiteral("http://"))
         + endpoint.toUtf8() + path;
     curl_easy_setopt(handle, CURLOPT_URL, url.constData()); // curl copies strings
     curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, long(m_options.connectTimeout.count()));
+    curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, long(options.connectTimeout.count()));
     curl_easy_setopt(handle, CURLOPT_TCP_NODELAY, 1L);
     curl_easy_setopt(handle, CURLOPT_TCP_KEEPALIVE, 1L);
     // The gateway speaks HTTP/1.1 with keep-alive on the client port (HTTP/2 there is gRPC's).
     curl_easy_setopt(handle, CURLOPT_HTTP_VERSION, long(CURL_HTTP_VERSION_1_1));
     curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
-    if (m_options.tls) {
-        if (!m_options.caFile.isEmpty())
-            curl_easy_setopt(handle, CURLOPT_CAINFO, m_options.caFile.toLocal8Bit().constData());
-        if (!m_options.certFile.isEmpty()) {
-            curl_easy_setopt(handle, CURLOPT_SSLCERT, m_options.certFile.toLocal8Bit().constData());
-            curl_easy_setopt(handle, CURLOPT_SSLKEY, m_options.keyFile.toLocal8Bit().constData());
+    if (options.tls) {
+        if (!options.caFile.isEmpty())
+            curl_easy_setopt(handle, CURLOPT_CAINFO, options.caFile.toLocal8Bit().constData());
+        if (!options.certFile.isEmpty()) {
+            curl_easy_setopt(handle, CURLOPT_SSLCERT, options.certFile.toLocal8Bit().constData());
+            curl_easy_setopt(handle, CURLOPT_SSLKEY, options.keyFile.toLocal8Bit().constData());
         }
     }
+    curl_easy_setopt(handle, CURLOPT_POST, 1L);
+    curl_easy_setopt(handle, CURLOPT_POSTFIELDS, body.constData());
+    curl_easy_setopt(handle, CURLOPT_POSTFIELDSIZE, long(body.size()));
 }
 
 QSimbaEtcdConnection::Reply QSimbaEtcdConnection::parse(long httpStatus, const QByteArray &data)
@@ -113,17 +126,12 @@ QSimbaEtcdConnection::Outcome QSimbaEtcdConnection::perform(const QString &endpo
     }
     CURL *curl = m_curl.get();
     curl_easy_reset(curl); // keeps the connection cache: the connection is reused
-    configure(curl, endpoint, path);
+    configure(curl, m_options, endpoint, path, body);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, long(m_options.requestTimeout.count()));
     QByteArray response;
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, appendTo);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response);
-    curl_easy_setopt(curl, CURLOPT_POST, 1L);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.constData());
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, long(body.size()));
-    std::unique_ptr<curl_slist, SlistDeleter> headers(curl_slist_append(nullptr, "Content-Type: application/json"));
-    if (!m_token.isEmpty())
-        headers.reset(curl_slist_append(headers.release(), QByteArray("Authorization: " + m_token).constData()));
+    const auto headers = qsimbaEtcdHeaders(m_token);
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.get());
     char errorBuffer[CURL_ERROR_SIZE] = {};
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errorBuffer);

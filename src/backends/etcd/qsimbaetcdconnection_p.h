@@ -17,6 +17,13 @@ struct QSimbaEtcdCurlDeleter
     void operator()(CURL *handle) const;
 };
 using QSimbaEtcdCurl = std::unique_ptr<CURL, QSimbaEtcdCurlDeleter>;
+struct curl_slist;
+struct QSimbaEtcdHeadersDeleter
+{
+    void operator()(curl_slist *list) const;
+};
+//! The request headers: JSON, and the authentication token when there is one.
+std::unique_ptr<curl_slist, QSimbaEtcdHeadersDeleter> qsimbaEtcdHeaders(const QByteArray &token);
 
 /*
  * One client of etcd's JSON gateway: one libcurl handle (its keep-alive connection reused
@@ -50,8 +57,10 @@ public:
     //! As request(), but an error of etcd throws QSimbaBackendError naming \a what.
     QJsonObject call(const char *path, const QJsonObject &body, const QString &what);
 
-    //! Prepares \a handle for a request to \a endpoint (TLS files, timeouts, keep-alive).
-    void configure(CURL *handle, const QString &endpoint, const char *path) const;
+    //! Prepares \a handle for a POST of \a body (which must outlive the transfer) to
+    //! \a endpoint: TLS files, connect timeout, keep-alive. No overall timeout.
+    static void configure(CURL *handle, const Options &options, const QString &endpoint, const char *path,
+                          const QByteArray &body);
     //! The "Authorization" header value, authenticating first if needed (empty without a
     //! user). Throws QSimbaBackendError.
     QByteArray authToken(const QString &endpoint);

@@ -36,11 +36,6 @@ size_t receive(char *data, size_t size, size_t count, void *target)
     }
     return size * count;
 }
-
-struct SlistDeleter
-{
-    void operator()(curl_slist *list) const { curl_slist_free_all(list); }
-};
 } // namespace
 
 QSimbaEtcdWatch::QSimbaEtcdWatch(const Options &options, const QString &description, const QByteArray &base,
@@ -185,15 +180,11 @@ void QSimbaEtcdWatch::handleLine(const QByteArray &line, End *end, QString *caus
 QSimbaEtcdWatch::End QSimbaEtcdWatch::stream(const QString &endpoint, const QByteArray &token, QString *cause,
                                              qint64 *compactedAt)
 {
-    QSimbaEtcdConnection helper(m_options, m_description);
     QSimbaEtcdCurl easy(curl_easy_init());
     if (!easy) {
         *cause = QStringLiteral("cannot create a libcurl handle");
         return End::Broken;
     }
-    helper.configure(easy.get(), endpoint, "/v3/watch");
-    curl_easy_setopt(easy.get(), CURLOPT_TCP_KEEPIDLE, 5L);
-    curl_easy_setopt(easy.get(), CURLOPT_TCP_KEEPINTVL, 5L);
     const QJsonObject create{{QStringLiteral("key"), J::bytes(m_base)},
                              {QStringLiteral("range_end"), J::bytes(J::prefixEnd(m_base))},
                              {QStringLiteral("start_revision"), J::number(m_next)},
@@ -202,12 +193,10 @@ QSimbaEtcdWatch::End QSimbaEtcdWatch::stream(const QString &endpoint, const QByt
                              {QStringLiteral("progress_notify"), true}};
     const QByteArray body =
         QJsonDocument(QJsonObject{{QStringLiteral("create_request"), create}}).toJson(QJsonDocument::Compact);
-    curl_easy_setopt(easy.get(), CURLOPT_POST, 1L);
-    curl_easy_setopt(easy.get(), CURLOPT_POSTFIELDS, body.constData());
-    curl_easy_setopt(easy.get(), CURLOPT_POSTFIELDSIZE, long(body.size()));
-    std::unique_ptr<curl_slist, SlistDeleter> headers(curl_slist_append(nullptr, "Content-Type: application/json"));
-    if (!token.isEmpty())
-        headers.reset(curl_slist_append(headers.release(), QByteArray("Authorization: " + token).constData()));
+    QSimbaEtcdConnection::configure(easy.get(), m_options, endpoint, "/v3/watch", body);
+    curl_easy_setopt(easy.get(), CURLOPT_TCP_KEEPIDLE, 5L);
+    curl_easy_setopt(easy.get(), CURLOPT_TCP_KEEPINTVL, 5L);
+    const auto headers = qsimbaEtcdHeaders(token);
     curl_easy_setopt(easy.get(), CURLOPT_HTTPHEADER, headers.get());
     End end = End::Broken;
     StreamState state{this, {}, [&](const QByteArray &line) {

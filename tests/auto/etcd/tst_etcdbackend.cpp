@@ -124,6 +124,34 @@ void armed(Backend &direct, const QSimbaSessionId &s, HintLog &hints)
     QTRY_VERIFY_WITH_TIMEOUT(changed(), 5000);
 }
 
+// An etcd, a session on it, and a watch through a relay the test can cut, armed.
+struct CutWatch
+{
+    EtcdServer server;
+    std::unique_ptr<Relay> relay;
+    std::unique_ptr<Backend> direct;
+    HintLog hints;
+    QSimbaSessionId session;
+    std::unique_ptr<Backend> watcher;
+    std::unique_ptr<QSimbaLeaseBackend::Subscription> subscription;
+
+    //! False (the test failed) when the server did not start or the watch never armed.
+    bool start()
+    {
+        if (!server.start()) {
+            QTest::qFail(qPrintable(server.errorString()), __FILE__, __LINE__);
+            return false;
+        }
+        relay = std::make_unique<Relay>(server.port());
+        direct = std::make_unique<Backend>(optionsFor({server.endpoint()}));
+        watcher = std::make_unique<Backend>(optionsFor({QStringLiteral("127.0.0.1:%1").arg(relay->port())}));
+        subscription = watcher->subscribe(hints.listener());
+        session = direct->openSession(10s).id;
+        armed(*direct, session, hints);
+        return !QTest::currentTestFailed();
+    }
+};
+
 // The current revision of \a server's store (etcdctl's JSON output).
 qint64 revisionOf(const EtcdServer &server)
 {
@@ -283,18 +311,13 @@ private Q_SLOTS:
     // A watch cut off while events happen resumes from its last revision: nothing is lost.
     void watchResumesFromItsRevision()
     {
-        EtcdServer server;
-        if (!server.start())
-            QFAIL(qPrintable(server.errorString()));
-        Relay relay(server.port());
-        Backend direct(optionsFor({server.endpoint()}));
-        Backend watcher(optionsFor({QStringLiteral("127.0.0.1:%1").arg(relay.port())}));
-        HintLog hints;
-        auto subscription = watcher.subscribe(hints.listener());
-        const auto s = direct.openSession(10s).id;
-        armed(direct, s, hints);
-        if (QTest::currentTestFailed())
+        CutWatch cut;
+        if (!cut.start())
             return;
+        Relay &relay = *cut.relay;
+        Backend &direct = *cut.direct;
+        HintLog &hints = cut.hints;
+        const auto s = cut.session;
 
         relay.setBlocked(true);
         const auto n = leaseName("resume.lock");
@@ -312,18 +335,14 @@ private Q_SLOTS:
     // The revision a watch would resume from was compacted away: it re-reads and watches on.
     void compactionDoesNotBreakHints()
     {
-        EtcdServer server;
-        if (!server.start())
-            QFAIL(qPrintable(server.errorString()));
-        Relay relay(server.port());
-        Backend direct(optionsFor({server.endpoint()}));
-        Backend watcher(optionsFor({QStringLiteral("127.0.0.1:%1").arg(relay.port())}));
-        HintLog hints;
-        auto subscription = watcher.subscribe(hints.listener());
-        const auto s = direct.openSession(10s).id;
-        armed(direct, s, hints);
-        if (QTest::currentTestFailed())
+        CutWatch cut;
+        if (!cut.start())
             return;
+        const EtcdServer &server = cut.server;
+        Relay &relay = *cut.relay;
+        Backend &direct = *cut.direct;
+        HintLog &hints = cut.hints;
+        const auto s = cut.session;
 
         relay.setBlocked(true);
         direct.join(s, QStringLiteral("during"));
