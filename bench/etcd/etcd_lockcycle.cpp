@@ -6,7 +6,12 @@
 // medians, 99th percentiles and the ratios. Rounds alternate, so that a busy machine weighs
 // on all three.
 //
-//   etcd_lockcycle [--url etcd://127.0.0.1:2379/bench] [--rounds 500]
+// Also the handoff: from one session's release to another session's grant, the waiting
+// backend told by the watch's Released hint (as the engine is), against the same put+get.
+// With --failover (and the test fixture): a 3-member cluster, its leader killed, and the
+// time until the client's next keepAlive succeeds through another member.
+//
+//   etcd_lockcycle [--url etcd://127.0.0.1:2379/bench] [--rounds 500] [--failover]
 // Without --url, an etcd on a free loopback port is started for the run.
 #include "qsimbaetcdleasebackend.h"
 #ifdef QSIMBA_BENCH_HAVE_FIXTURE
@@ -18,6 +23,10 @@
 #include <QtCore/QCommandLineParser>
 #include <QtCore/QCoreApplication>
 #include <QtCore/QElapsedTimer>
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QSemaphore>
 #include <QtCore/QTextStream>
 
 #include <algorithm>
@@ -81,6 +90,7 @@ int main(int argc, char **argv)
     parser.addOption({QStringLiteral("url"), QStringLiteral("The etcd to use (etcd://host:port/prefix)."), QStringLiteral("url")});
     parser.addOption({QStringLiteral("rounds"), QStringLiteral("Measured rounds (default 500)."), QStringLiteral("n"),
                       QStringLiteral("500")});
+    parser.addOption({QStringLiteral("failover"), QStringLiteral("Also measure a failover in a 3-member cluster.")});
     parser.process(app);
     QTextStream out(stdout);
     QTextStream err(stderr);
@@ -144,6 +154,40 @@ int main(int argc, char **argv)
             if (i % 100 == 0)
                 backend->keepAlive(session, 30s, {});
         }
+        // Handoff: holder releases; the waiter, told by the Released hint, acquires.
+        auto waiter = QSimbaEtcdLeaseBackend::fromUrl(url);
+        const auto waiting = waiter->openSession(30s).id;
+        QSemaphore released;
+        auto subscription = waiter->subscribe([&](const QSimbaLeaseBackend::Hint &h) {
+            if (h.kind == QSimbaLeaseBackend::Hint::Kind::Released && h.name == name.toString())
+                released.release();
+        });
+        // Armed once a release is hinted.
+        for (int tries = 0; tries < 100 && !released.tryAcquire(1, 50); ++tries)
+            backend->release(session, {{name, backend->acquire(session, {name}).value(name).token}});
+        Stats handoff;
+        const int handoffs = std::max(10, rounds / 10);
+        for (int i = 0; i < handoffs; ++i) {
+            const qint64 token = backend->acquire(session, {name}).value(name).token;
+            while (released.tryAcquire()) {
+            }
+            timer.start();
+            backend->release(session, {{name, token}});
+            if (!released.tryAcquire(1, 5000)) {
+                err << "no Released hint within 5 s" << Qt::endl;
+                return 69;
+            }
+            const auto r = waiter->acquire(waiting, {name}).value(name);
+            handoff.us.append(double(timer.nsecsElapsed()) / 1000.0);
+            if (!r.isGranted) {
+                err << "the waiter was not granted after the release" << Qt::endl;
+                return 69;
+            }
+            waiter->release(waiting, {{name, r.token}});
+            released.tryAcquire(1, 5000); // the waiter's own release
+        }
+        subscription.reset();
+        waiter->closeSession(waiting);
         backend->closeSession(session);
         const double b50 = baseline.percentile(0.5), w50 = writes.percentile(0.5), c50 = cycle.percentile(0.5);
         out << "etcd lock cycle on " << backend->describe() << ", " << rounds << " rounds\n";
@@ -152,10 +196,68 @@ int main(int argc, char **argv)
         out << "baseline put+delete (2 writes)       median " << w50 << " us  p99 " << writes.percentile(0.99) << " us\n";
         out << "lock cycle acquire+release (2 txns)  median " << c50 << " us  p99 " << cycle.percentile(0.99) << " us\n";
         out << qSetRealNumberPrecision(2) << "ratio lock cycle / put+get (medians)    " << (b50 > 0 ? c50 / b50 : 0) << "\n";
-        out << "ratio lock cycle / put+delete (medians) " << (w50 > 0 ? c50 / w50 : 0) << Qt::endl;
+        out << "ratio lock cycle / put+delete (medians) " << (w50 > 0 ? c50 / w50 : 0) << "\n";
+        const double h50 = handoff.percentile(0.5);
+        out << qSetRealNumberPrecision(0) << "handoff release -> hint -> grant      median " << h50 << " us  p99 "
+            << handoff.percentile(0.99) << " us (" << handoff.us.size() << " handoffs)\n";
+        out << qSetRealNumberPrecision(2) << "ratio handoff / put+get (medians)       " << (b50 > 0 ? h50 / b50 : 0)
+            << Qt::endl;
     } catch (const std::exception &e) {
         err << e.what() << Qt::endl;
         return 69;
+    }
+    if (parser.isSet(QStringLiteral("failover"))) {
+#ifdef QSIMBA_BENCH_HAVE_FIXTURE
+        EtcdCluster cluster(3);
+        if (!cluster.start()) {
+            err << cluster.errorString() << Qt::endl;
+            return 1;
+        }
+        // The client talks to the leader first, which is killed.
+        int leader = 0;
+        for (int i = 0; i < cluster.size(); ++i) {
+            QString status;
+            cluster.member(i).ctl({QStringLiteral("endpoint"), QStringLiteral("status"), QStringLiteral("-w"),
+                                   QStringLiteral("json")}, &status);
+            const QJsonObject st = QJsonDocument::fromJson(status.toUtf8()).array().at(0).toObject()
+                                       .value(QLatin1String("Status")).toObject();
+            if (st.value(QLatin1String("header")).toObject().value(QLatin1String("member_id")).toVariant()
+                == st.value(QLatin1String("leader")).toVariant())
+                leader = i;
+        }
+        QSimbaEtcdLeaseBackend::Options o;
+        for (int i = 0; i < cluster.size(); ++i)
+            o.endpoints.append(cluster.member((leader + i) % cluster.size()).endpoint());
+        o.prefix = QStringLiteral("/bench");
+        o.connectTimeout = 200ms;
+        o.requestTimeout = 500ms;
+        QSimbaEtcdLeaseBackend client(o);
+        const auto session = client.openSession(5s).id;
+        QElapsedTimer timer;
+        cluster.member(leader).kill();
+        timer.start();
+        int failures = 0;
+        for (;;) {
+            try {
+                if (client.keepAlive(session, 5s, {}).isLive)
+                    break;
+                err << "the session expired during the failover" << Qt::endl;
+                return 69;
+            } catch (const std::exception &) {
+                ++failures;
+                if (timer.elapsed() > 10000) {
+                    err << "no keepAlive succeeded within 10 s of the kill" << Qt::endl;
+                    return 69;
+                }
+            }
+        }
+        out << "failover: leader killed -> keepAlive through " << client.currentEndpoint() << " after "
+            << timer.elapsed() << " ms (" << failures << " failed calls before; election timeout 100 ms)"
+            << Qt::endl;
+#else
+        err << "--failover needs the test fixture (configure with the tests)" << Qt::endl;
+        return 64;
+#endif
     }
     return 0;
 }
