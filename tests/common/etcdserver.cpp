@@ -116,6 +116,7 @@ bool EtcdServer::launchMember(bool waitForHealth)
         args << QStringLiteral("--cert-file") << dir() + QStringLiteral("/server.pem")
              << QStringLiteral("--key-file") << dir() + QStringLiteral("/server.key")
              << QStringLiteral("--trusted-ca-file") << caFile() << QStringLiteral("--client-cert-auth");
+    args += m_extra;
     m_started = true;
     // A member of a cluster cannot be healthy before a quorum runs: it is "up" once its
     // process runs; EtcdCluster waits for the cluster's health.

@@ -27,6 +27,8 @@ public:
     //! "etcd://127.0.0.1:<port><prefix>".
     QString url(const QString &prefix = QStringLiteral("/simba")) const;
 
+    //! More etcd arguments for the next start(), e.g. {"--auth-token-ttl", "1"}.
+    void setExtraArguments(const QStringList &args) { m_extra = args; }
     bool start() override;
     //! Kills the process at once (SIGKILL): no goodbye to the cluster.
     void kill();
@@ -55,6 +57,7 @@ private:
     QString m_clusterToken;   // the same for every member of one cluster
     bool m_started = false;   // started before: rejoins with its data
     bool m_tls = false;
+    QStringList m_extra;
 };
 
 /*

@@ -75,7 +75,13 @@ void QSimbaEtcdConnection::configure(CURL *handle, const Options &options, const
     curl_easy_setopt(handle, CURLOPT_TCP_KEEPALIVE, 1L);
     // The gateway speaks HTTP/1.1 with keep-alive on the client port (HTTP/2 there is gRPC's).
     curl_easy_setopt(handle, CURLOPT_HTTP_VERSION, long(CURL_HTTP_VERSION_1_1));
+#if LIBCURL_VERSION_NUM >= 0x075500 // 7.85
     curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+    curl_easy_setopt(handle, CURLOPT_PROTOCOLS, long(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+    // etcd is reached directly: an http_proxy meant for the web must not reroute it.
+    curl_easy_setopt(handle, CURLOPT_NOPROXY, "*");
     if (options.tls) {
         if (!options.caFile.isEmpty())
             curl_easy_setopt(handle, CURLOPT_CAINFO, options.caFile.toLocal8Bit().constData());

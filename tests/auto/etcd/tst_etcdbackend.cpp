@@ -234,6 +234,8 @@ private Q_SLOTS:
     void authenticates()
     {
         EtcdServer server;
+        // Tokens that expire after 1 s unused: the backend must authenticate again.
+        server.setExtraArguments({QStringLiteral("--auth-token-ttl"), QStringLiteral("1")});
         if (!server.start())
             QFAIL(qPrintable(server.errorString()));
         QString out;
@@ -255,6 +257,11 @@ private Q_SLOTS:
         QVERIFY(good->keepAlive(s, 3s, {}).owned.contains(n));
         good->release(s, {{n, r.token}});
         QTRY_VERIFY_WITH_TIMEOUT(hints.seen(Hint::Kind::Released, n.toString()), 5000);
+        // Idle for longer than the token lives (what is tested is time passing on the
+        // server): the next call is refused the old token, authenticates again, succeeds.
+        QTest::qWait(2500);
+        QVERIFY(good->keepAlive(s, 3s, {}).isLive);
+        QVERIFY(good->acquire(s, {n}).value(n).isGranted);
 
         for (const QString &credentials : {QStringLiteral("root:WrongPass"), QStringLiteral("nobody:WrongPass")}) {
             auto bad = Backend::fromUrl(base.arg(credentials));
