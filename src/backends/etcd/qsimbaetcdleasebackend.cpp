@@ -112,6 +112,17 @@ struct QSimbaEtcdLeaseBackend::Private
     QByteArray sessionKey(const QString &id) const { return base + "s/" + id.toUtf8(); }
     QByteArray leaseKey(const QSimbaLeaseName &name) const { return base + "l/" + name.toString().toUtf8(); }
     QByteArray groupPrefix(const QString &group) const { return base + "g/" + group.toUtf8() + '/'; }
+    //! The lease name of a key under "l/"; none for other keys (or one not written by QSimba).
+    std::optional<QSimbaLeaseName> leaseNameOf(const QByteArray &key) const
+    {
+        const QByteArray leases = base + "l/";
+        if (!key.startsWith(leases))
+            return std::nullopt;
+        const QString name = QString::fromUtf8(key.mid(leases.size()));
+        if (!QSimbaLeaseName::validate(name).isEmpty())
+            return std::nullopt;
+        return QSimbaLeaseName::of(name);
+    }
 
     //! The etcd lease of \a session; none for an id that no etcd lease has (never a session here).
     static std::optional<qint64> leaseOf(const QSimbaSessionId &session)
@@ -224,7 +235,11 @@ QSimbaLeaseBackend::SessionGrant QSimbaEtcdLeaseBackend::openSession(Millis leas
     const QJsonObject body = put(d->sessionKey(session), value, id).value(QLatin1String("request_put")).toObject();
     const auto reply = d->connection.request("/v3/kv/put", body);
     if (!reply.ok()) {
-        d->connection.request("/v3/lease/revoke", {{QStringLiteral("ID"), J::number(id)}}); // best effort
+        try { // best effort: the lease expires on its own otherwise
+            d->connection.request("/v3/lease/revoke", {{QStringLiteral("ID"), J::number(id)}});
+        } catch (const QSimbaBackendError &e) {
+            qCDebug(lcSimbaEtcd) << "revoking the unused lease failed:" << e.message();
+        }
         throw QSimbaBackendError(QStringLiteral("%1: writing session %2 failed: %3").arg(d->description, session, reply.error));
     }
     qCDebug(lcSimbaEtcd) << "opened session" << session << "with a TTL of" << granted << "s";
@@ -256,15 +271,14 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaEtcdLeaseBackend::keepAlive(const QSim
     if (d->timeToLive(*id, &keys) < 0)
         return KeepAliveResult::expired();
     const QByteArray own = d->sessionKey(session.toString());
-    const QByteArray leases = d->base + "l/";
     bool isSession = false;
     QSet<QSimbaLeaseName> owned;
     for (const auto &k : std::as_const(keys)) {
         const QByteArray key = J::bytesOf(k);
         if (key == own)
             isSession = true;
-        else if (key.startsWith(leases))
-            owned.insert(QSimbaLeaseName::of(QString::fromUtf8(key.mid(leases.size()))));
+        else if (const auto name = d->leaseNameOf(key))
+            owned.insert(*name);
     }
     if (!isSession) // an etcd lease, but no session of this prefix
         return KeepAliveResult::expired();
@@ -422,7 +436,7 @@ QSimbaLeaseBackend::Inspection QSimbaEtcdLeaseBackend::inspect()
     Inspection view;
     QHash<QString, Millis> remaining;
     QMap<QString, QList<QSimbaSessionId>> groups;
-    const QByteArray sessions = d->base + "s/", leases = d->base + "l/", memberships = d->base + "g/";
+    const QByteArray sessions = d->base + "s/", memberships = d->base + "g/";
     const QJsonArray kvs = d->range(d->base, false);
     for (const auto &item : kvs) {
         const QJsonObject kv = item.toObject();
@@ -444,11 +458,11 @@ QSimbaLeaseBackend::Inspection QSimbaEtcdLeaseBackend::inspect()
     for (const auto &item : kvs) {
         const QJsonObject kv = item.toObject();
         const QByteArray key = J::bytesOf(kv.value(QLatin1String("key")));
-        if (key.startsWith(leases)) {
+        if (const auto name = d->leaseNameOf(key)) {
             const QString holder = QString::fromUtf8(J::bytesOf(kv.value(QLatin1String("value"))));
             if (!remaining.contains(holder))
                 continue;
-            view.leases.append({QSimbaLeaseName::of(QString::fromUtf8(key.mid(leases.size()))), d->sessionOf(holder.toUtf8()),
+            view.leases.append({*name, d->sessionOf(holder.toUtf8()),
                                 J::integer(kv.value(QLatin1String("create_revision"))), remaining.value(holder)});
         } else if (key.startsWith(memberships)) {
             const QByteArray rest = key.mid(memberships.size());
