@@ -392,6 +392,42 @@ private Q_SLOTS:
         backend.closeSession(s);
     }
 
+    // What simbactl status shows: metadata, holder, token, and the server's remaining TTLs.
+    void inspectionShowsEverything()
+    {
+        EtcdServer server;
+        if (!server.start())
+            QFAIL(qPrintable(server.errorString()));
+        Backend backend(optionsFor({server.endpoint()}, QStringLiteral("/inspect")));
+        const auto grant = backend.openSession(5s, {{QStringLiteral("host"), QStringLiteral("h1")},
+                                                    {QStringLiteral("pid"), QStringLiteral("42")}});
+        const auto other = backend.openSession(5s).id;
+        const auto a = leaseName("a"), b = leaseName("b");
+        const auto tokens = backend.acquire(grant.id, {a, b});
+        backend.join(grant.id, QStringLiteral("workers"));
+        backend.join(other, QStringLiteral("workers"));
+        backend.closeSession(other);
+
+        const auto view = backend.inspect();
+        QCOMPARE(view.sessions.size(), 1); // the closed one is gone
+        QCOMPARE(view.sessions.first().id, grant.id);
+        QCOMPARE(view.sessions.first().metadata.value(QStringLiteral("host")), QStringLiteral("h1"));
+        QCOMPARE(view.sessions.first().metadata.value(QStringLiteral("pid")), QStringLiteral("42"));
+        QVERIFY(view.sessions.first().remaining > 0ms && view.sessions.first().remaining <= grant.remaining);
+        QCOMPARE(view.leases.size(), 2);
+        for (const auto &lease : view.leases) {
+            QCOMPARE(lease.holder, grant.id);
+            QCOMPARE(lease.token, tokens.value(lease.name).token);
+            QCOMPARE(lease.remaining, view.sessions.first().remaining);
+        }
+        QCOMPARE(view.leases.first().name, a); // sorted
+        QCOMPARE(view.groups.size(), 1);
+        QCOMPARE(view.groups.first().name, QStringLiteral("workers"));
+        QCOMPARE(view.groups.first().members, QList<QSimbaSessionId>{grant.id});
+        backend.closeSession(grant.id);
+        QVERIFY(backend.inspect().sessions.isEmpty());
+    }
+
     // Nobody answers: each call fails within its bounds, naming every endpoint and why.
     void failsInBoundedTimeWhenUnreachable()
     {
