@@ -162,7 +162,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("url");
         QTest::addColumn<QStringList>("expected");
         QTest::newRow("no scheme") << "just-a-name" << QStringList{QStringLiteral("malformed URL"), QStringLiteral("memory")};
-        QTest::newRow("unknown scheme") << "etcd://127.0.0.1:2379" << QStringList{QStringLiteral("unknown scheme 'etcd'")};
+        QTest::newRow("unknown scheme") << "consul://127.0.0.1:8500" << QStringList{QStringLiteral("unknown scheme 'consul'")};
         QTest::newRow("memory option") << "memory://m?lease=1s" << QStringList{QStringLiteral("unknown option 'lease'")};
         QTest::newRow("memory path") << "memory://m/x" << QStringList{QStringLiteral("no path")};
         QTest::newRow("memory port") << "memory://m:12" << QStringList{QStringLiteral("no user, password or port")};
