@@ -419,7 +419,7 @@ QList<QSimbaSessionId> QSimbaEtcdLeaseBackend::members(const QString &group)
 /*!
     Hints from a watch on the prefix, on a thread and connection of the subscription's own;
     \a listener is called on that thread. Returns at once; destroying the subscription ends
-    the watch within a fraction of a second.
+    the watch at once, or within the request timeouts while it is in a request.
 */
 std::unique_ptr<QSimbaLeaseBackend::Subscription> QSimbaEtcdLeaseBackend::subscribe(HintListener listener)
 {
