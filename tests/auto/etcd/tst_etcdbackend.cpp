@@ -12,9 +12,13 @@
 #include <QtCore/QJsonObject>
 #include <QtCore/QMutex>
 #include <QtCore/QPointer>
+#include <QtCore/QScopeGuard>
 #include <QtNetwork/QTcpServer>
 #include <QtNetwork/QTcpSocket>
 #include <QtTest/QTest>
+
+#include <atomic>
+#include <thread>
 
 using namespace std::chrono_literals;
 using Backend = QSimbaEtcdLeaseBackend;
@@ -62,6 +66,7 @@ public:
         m_server.listen(QHostAddress::LocalHost, 0);
         connect(&m_server, &QTcpServer::newConnection, this, [this] {
             while (QTcpSocket *in = m_server.nextPendingConnection()) {
+                ++m_accepted;
                 if (m_blocked) {
                     in->abort();
                     in->deleteLater();
@@ -85,6 +90,8 @@ public:
         });
     }
     quint16 port() const { return m_server.serverPort(); }
+    //! How many connections were opened to the relay.
+    int accepted() const { return m_accepted; }
     void setBlocked(bool blocked)
     {
         m_blocked = blocked;
@@ -100,6 +107,7 @@ private:
     QTcpServer m_server;
     quint16 m_target;
     bool m_blocked = false;
+    int m_accepted = 0;
     QList<QPointer<QTcpSocket>> m_open;
 };
 
@@ -390,6 +398,38 @@ private Q_SLOTS:
         QVERIFY(after.isGranted);
         QVERIFY(after.token > before);
         backend.closeSession(s);
+    }
+
+    // One keep-alive connection carries every call of a backend instance.
+    void reusesOneConnection()
+    {
+        EtcdServer server;
+        if (!server.start())
+            QFAIL(qPrintable(server.errorString()));
+        Relay relay(server.port());
+        // The relay runs on this thread: the backend works on another.
+        std::atomic<bool> done{false};
+        QString failure;
+        std::thread worker([&] {
+            try {
+                Backend backend(optionsFor({QStringLiteral("127.0.0.1:%1").arg(relay.port())}));
+                const auto s = backend.openSession(5s).id;
+                const auto n = leaseName("reuse.lock");
+                for (int i = 0; i < 10; ++i) {
+                    backend.keepAlive(s, 5s, {});
+                    backend.release(s, {{n, backend.acquire(s, {n}).value(n).token}});
+                }
+                backend.members(QStringLiteral("g"));
+                backend.closeSession(s);
+            } catch (const QSimbaError &e) {
+                failure = e.message();
+            }
+            done = true;
+        });
+        const auto joined = qScopeGuard([&] { worker.join(); }); // bounded: every call is
+        QTRY_VERIFY_WITH_TIMEOUT(done, 30000);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        QCOMPARE(relay.accepted(), 1); // for all 44 requests
     }
 
     // What simbactl status shows: metadata, holder, token, and the server's remaining TTLs.
