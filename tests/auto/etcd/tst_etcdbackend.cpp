@@ -400,6 +400,30 @@ private Q_SLOTS:
         backend.closeSession(s);
     }
 
+    // etcd deletes an expired session's keys: its names are hinted Released, its groups
+    // MembersChanged, without anybody calling.
+    void expiryIsHinted()
+    {
+        EtcdServer server;
+        if (!server.start())
+            QFAIL(qPrintable(server.errorString()));
+        Backend backend(optionsFor({server.endpoint()}));
+        HintLog hints;
+        auto subscription = backend.subscribe(hints.listener());
+        const auto keeper = backend.openSession(10s).id;
+        armed(backend, keeper, hints);
+        if (QTest::currentTestFailed())
+            return;
+        const auto lapsing = backend.openSession(1s).id; // the fixture's minimum TTL
+        const auto n = leaseName("lapsing.lock");
+        QVERIFY(backend.acquire(lapsing, {n}).value(n).isGranted);
+        backend.join(lapsing, QStringLiteral("lapsing"));
+        QTRY_VERIFY_WITH_TIMEOUT(hints.seen(Hint::Kind::Released, n.toString()), 5000);
+        QVERIFY(hints.seen(Hint::Kind::MembersChanged, QStringLiteral("lapsing")));
+        QVERIFY(!backend.keepAlive(lapsing, 1s, {}).isLive);
+        backend.closeSession(keeper);
+    }
+
     // One keep-alive connection carries every call of a backend instance.
     void reusesOneConnection()
     {
