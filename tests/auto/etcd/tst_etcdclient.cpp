@@ -28,6 +28,8 @@ private:
     //! How many of the terms handed out so far are valid now.
     int validTerms() const;
     void startMonitor();
+    //! a's and b's elections of "leader", watched: a leads, b is a candidate.
+    std::pair<QSimbaElection *, QSimbaElection *> contend(QSimba &a, QSimba &b);
 
     // etcd's lease unit is a second; the test servers' minimum TTL is 1 s.
     QSimbaConfig m_config = QSimbaConfig::builder().leaseDuration(1s).build();
@@ -82,22 +84,33 @@ void tst_EtcdClient::startMonitor()
     m_monitor.start(2);
 }
 
+std::pair<QSimbaElection *, QSimbaElection *> tst_EtcdClient::contend(QSimba &a, QSimba &b)
+{
+    auto *ea = a.election(QStringLiteral("leader"));
+    auto *eb = b.election(QStringLiteral("leader"));
+    watch(ea, QStringLiteral("a"));
+    watch(eb, QStringLiteral("b"));
+    startMonitor();
+    ea->start();
+    // The status (Leader) arrives before the term (elected): wait for both.
+    if (!QTest::qWaitFor([&] { return ea->status() == QSimbaElection::Status::Leader && ea->currentTerm().isValid(); },
+                         5000))
+        QTest::qFail("a did not lead within 5 s", __FILE__, __LINE__);
+    eb->start();
+    if (!QTest::qWaitFor([&] { return eb->status() == QSimbaElection::Status::Candidate; }, 5000))
+        QTest::qFail("b did not become a candidate within 5 s", __FILE__, __LINE__);
+    return {ea, eb};
+}
+
 void tst_EtcdClient::handoverThroughTheHint()
 {
     EtcdServer server;
     if (!server.start())
         QFAIL(qPrintable(server.errorString()));
     auto a = client({server.endpoint()}), b = client({server.endpoint()});
-    auto *ea = a->election(QStringLiteral("leader"));
-    auto *eb = b->election(QStringLiteral("leader"));
-    watch(ea, QStringLiteral("a"));
-    watch(eb, QStringLiteral("b"));
-    startMonitor();
-
-    ea->start();
-    QTRY_COMPARE_WITH_TIMEOUT(ea->status(), QSimbaElection::Status::Leader, 5000);
-    eb->start();
-    QTRY_COMPARE(eb->status(), QSimbaElection::Status::Candidate);
+    auto [ea, eb] = contend(*a, *b);
+    if (QTest::currentTestFailed())
+        return;
     const qint64 ta = ea->currentTerm().token();
 
     QElapsedTimer timer;
@@ -127,16 +140,11 @@ void tst_EtcdClient::memberLossKeepsOneValidTerm()
     const QStringList forward{cluster.member(0).endpoint(), cluster.member(1).endpoint(), cluster.member(2).endpoint()};
     const QStringList backward(forward.crbegin(), forward.crend());
     auto a = client(forward), b = client(backward);
-    auto *ea = a->election(QStringLiteral("leader"));
-    auto *eb = b->election(QStringLiteral("leader"));
-    watch(ea, QStringLiteral("a"));
-    watch(eb, QStringLiteral("b"));
-    startMonitor();
-    ea->start();
-    QTRY_COMPARE_WITH_TIMEOUT(ea->status(), QSimbaElection::Status::Leader, 5000);
-    eb->start();
-    QTRY_COMPARE(eb->status(), QSimbaElection::Status::Candidate);
+    auto [ea, eb] = contend(*a, *b);
+    if (QTest::currentTestFailed())
+        return;
     const qint64 before = ea->currentTerm().token();
+    QVERIFY(before > 0);
 
     cluster.member(0).kill(); // the member a talks to
     QElapsedTimer sinceKill;
