@@ -10,9 +10,12 @@
 // backend told by the watch's Released hint (as the engine is), against the same put+get.
 // With --failover (and the test fixture): a 3-member cluster, its leader killed, and the
 // time until the client's next keepAlive succeeds through another member.
+// With --handover N: two QSimba clients; the leader's election stop() until the other
+// client's elected signal, N times, the roles alternating (the graceful handover).
 //
-//   etcd_lockcycle [--url etcd://127.0.0.1:2379/bench] [--rounds 500] [--failover]
+//   etcd_lockcycle [--url etcd://127.0.0.1:2379/bench] [--rounds 500] [--failover] [--handover 20]
 // Without --url, an etcd on a free loopback port is started for the run.
+#include "qsimba.h"
 #include "qsimbaetcdleasebackend.h"
 #ifdef QSIMBA_BENCH_HAVE_FIXTURE
 #include "etcdserver.h"
@@ -26,7 +29,9 @@
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
+#include <QtCore/QEventLoop>
 #include <QtCore/QSemaphore>
+#include <QtCore/QTimer>
 #include <QtCore/QTextStream>
 
 #include <algorithm>
@@ -91,6 +96,8 @@ int main(int argc, char **argv)
     parser.addOption({QStringLiteral("rounds"), QStringLiteral("Measured rounds (default 500)."), QStringLiteral("n"),
                       QStringLiteral("500")});
     parser.addOption({QStringLiteral("failover"), QStringLiteral("Also measure a failover in a 3-member cluster.")});
+    parser.addOption({QStringLiteral("handover"), QStringLiteral("Also measure N graceful handovers between two clients."),
+                      QStringLiteral("n")});
     parser.process(app);
     QTextStream out(stdout);
     QTextStream err(stderr);
@@ -205,6 +212,63 @@ int main(int argc, char **argv)
     } catch (const std::exception &e) {
         err << e.what() << Qt::endl;
         return 69;
+    }
+    if (const int handovers = parser.value(QStringLiteral("handover")).toInt(); handovers > 0) {
+        // etcd's default minimum TTL is 2 s: a 2 s lease suits any server.
+        const QSimbaConfig config = QSimbaConfig::builder().leaseDuration(2s).build();
+        const auto client = [&] { return QSimba::builder().backend(QSimbaEtcdLeaseBackend::fromUrl(url)).config(config).build(); };
+        auto a = client(), b = client();
+        QSimbaElection *elections[2] = {a->election(QStringLiteral("bench.leader")),
+                                        b->election(QStringLiteral("bench.leader"))};
+        // Waits for \a done, processing events, at most 10 s.
+        const auto await = [](const std::function<bool()> &done) {
+            QEventLoop loop;
+            QTimer poll;
+            QElapsedTimer timer;
+            timer.start();
+            QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
+                if (done() || timer.elapsed() > 10000)
+                    loop.quit();
+            });
+            poll.start(1);
+            loop.exec();
+            return done();
+        };
+        const auto leads = [](QSimbaElection *e) {
+            return e->status() == QSimbaElection::Status::Leader && e->currentTerm().isValid();
+        };
+        elections[0]->start();
+        if (!await([&] { return leads(elections[0]); })) {
+            err << "no leader within 10 s" << Qt::endl;
+            return 69;
+        }
+        Stats handover;
+        int leader = 0;
+        for (int i = -2; i < handovers; ++i) { // two to warm up: each client's watch armed
+            QSimbaElection *from = elections[leader], *to = elections[1 - leader];
+            if (!to->isStarted())
+                to->start();
+            if (!await([&] { return to->status() == QSimbaElection::Status::Candidate; })) {
+                err << "the other client is no candidate within 10 s" << Qt::endl;
+                return 69;
+            }
+            QElapsedTimer timer;
+            timer.start();
+            auto stopped = from->stop();
+            if (!await([&] { return leads(to); })) {
+                err << "no handover within 10 s" << Qt::endl;
+                return 69;
+            }
+            if (i >= 0)
+                handover.us.append(double(timer.nsecsElapsed()) / 1000.0);
+            await([&] { return stopped.isFinished(); });
+            leader = 1 - leader;
+        }
+        auto stopA = elections[0]->stop(), stopB = elections[1]->stop();
+        await([&] { return stopA.isFinished() && stopB.isFinished(); });
+        out << qSetRealNumberPrecision(1) << "graceful handover stop() -> other elected  median "
+            << handover.percentile(0.5) / 1000.0 << " ms  max " << handover.percentile(1.0) / 1000.0 << " ms ("
+            << handover.us.size() << " handovers, lease 2 s)" << Qt::endl;
     }
     if (parser.isSet(QStringLiteral("failover"))) {
 #ifdef QSIMBA_BENCH_HAVE_FIXTURE
