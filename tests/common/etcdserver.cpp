@@ -2,7 +2,6 @@
 #include "etcdserver.h"
 
 #include <QtCore/QDeadlineTimer>
-#include <QtCore/QFile>
 #include <QtCore/QThread>
 
 #include <csignal>
@@ -42,42 +41,12 @@ bool EtcdServer::enableTls()
 {
     if (!m_dir.isValid())
         return fail(QStringLiteral("cannot create a temporary directory: ") + m_dir.errorString());
-    const QString d = dir() + QLatin1Char('/');
-    QFile serverExt(d + QStringLiteral("server.ext")), clientExt(d + QStringLiteral("client.ext"));
-    if (!serverExt.open(QIODevice::WriteOnly) || !clientExt.open(QIODevice::WriteOnly))
-        return fail(QStringLiteral("cannot write the certificate extensions in ") + dir());
-    // etcd's JSON gateway dials its own gRPC server with the server certificate: with
-    // --client-cert-auth, that certificate must be good for client authentication too.
-    serverExt.write("subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n");
-    clientExt.write("extendedKeyUsage=clientAuth\n");
-    serverExt.close();
-    clientExt.close();
-    const QStringList ec{QStringLiteral("-newkey"), QStringLiteral("ec"), QStringLiteral("-pkeyopt"),
-                         QStringLiteral("ec_paramgen_curve:prime256v1"), QStringLiteral("-nodes")};
-    const QList<QStringList> steps{
-        QStringList{QStringLiteral("req"), QStringLiteral("-x509")} + ec
-            + QStringList{QStringLiteral("-keyout"), d + QStringLiteral("ca.key"), QStringLiteral("-out"), caFile(),
-                          QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-subj"), QStringLiteral("/CN=qsimba test CA")},
-        QStringList{QStringLiteral("req")} + ec
-            + QStringList{QStringLiteral("-keyout"), d + QStringLiteral("server.key"), QStringLiteral("-out"),
-                          d + QStringLiteral("server.csr"), QStringLiteral("-subj"), QStringLiteral("/CN=127.0.0.1")},
-        QStringList{QStringLiteral("x509"), QStringLiteral("-req"), QStringLiteral("-in"), d + QStringLiteral("server.csr"),
-                    QStringLiteral("-CA"), caFile(), QStringLiteral("-CAkey"), d + QStringLiteral("ca.key"),
-                    QStringLiteral("-CAcreateserial"), QStringLiteral("-out"), d + QStringLiteral("server.pem"),
-                    QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-extfile"), serverExt.fileName()},
-        QStringList{QStringLiteral("req")} + ec
-            + QStringList{QStringLiteral("-keyout"), clientKeyFile(), QStringLiteral("-out"), d + QStringLiteral("client.csr"),
-                          QStringLiteral("-subj"), QStringLiteral("/CN=qsimba")},
-        QStringList{QStringLiteral("x509"), QStringLiteral("-req"), QStringLiteral("-in"), d + QStringLiteral("client.csr"),
-                    QStringLiteral("-CA"), caFile(), QStringLiteral("-CAkey"), d + QStringLiteral("ca.key"),
-                    QStringLiteral("-CAcreateserial"), QStringLiteral("-out"), clientCertFile(),
-                    QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-extfile"), clientExt.fileName()},
-    };
-    for (const auto &step : steps) {
-        QString out;
-        if (run(QStringLiteral("openssl"), step, &out) != 0)
-            return fail(QStringLiteral("openssl %1 failed: %2").arg(step.join(QLatin1Char(' ')), out));
-    }
+    // The server certificate has no extended key usage: etcd's JSON gateway dials its own
+    // gRPC server with it, which --client-cert-auth accepts only from a certificate good for
+    // client authentication too.
+    m_certificates = std::make_unique<TestCertificates>(dir(), QStringLiteral("qsimba"));
+    if (!m_certificates->generate())
+        return fail(m_certificates->errorString());
     m_tls = true;
     return true;
 }
@@ -113,8 +82,8 @@ bool EtcdServer::launchMember(bool waitForHealth)
         QStringLiteral("--log-outputs"), QStringLiteral("stderr"),
     };
     if (m_tls)
-        args << QStringLiteral("--cert-file") << dir() + QStringLiteral("/server.pem")
-             << QStringLiteral("--key-file") << dir() + QStringLiteral("/server.key")
+        args << QStringLiteral("--cert-file") << m_certificates->serverCert()
+             << QStringLiteral("--key-file") << m_certificates->serverKey()
              << QStringLiteral("--trusted-ca-file") << caFile() << QStringLiteral("--client-cert-auth");
     args += m_extra;
     m_started = true;

@@ -2,6 +2,7 @@
 // Test support: not installed.
 #pragma once
 
+#include "testcertificates.h"
 #include "testserver.h"
 
 #include <QtCore/QList>
@@ -40,12 +41,12 @@ public:
     bool isHealthy() const;
 
     //! Before start(): serves clients over TLS only, with a test CA, a server certificate
-    //! for 127.0.0.1 and client certificates required (all made with openssl in dir()).
+    //! for 127.0.0.1 and client certificates required (TestCertificates, in dir()).
     //! False (with errorString()) when openssl fails.
     bool enableTls();
-    QString caFile() const { return dir() + QStringLiteral("/ca.pem"); }
-    QString clientCertFile() const { return dir() + QStringLiteral("/client.pem"); }
-    QString clientKeyFile() const { return dir() + QStringLiteral("/client.key"); }
+    QString caFile() const { return m_certificates ? m_certificates->caCert() : QString(); }
+    QString clientCertFile() const { return m_certificates ? m_certificates->clientCert() : QString(); }
+    QString clientKeyFile() const { return m_certificates ? m_certificates->clientKey() : QString(); }
 
 private:
     friend class EtcdCluster;
@@ -57,6 +58,7 @@ private:
     QString m_clusterToken;   // the same for every member of one cluster
     bool m_started = false;   // started before: rejoins with its data
     bool m_tls = false;
+    std::unique_ptr<TestCertificates> m_certificates;
     QStringList m_extra;
 };
 

@@ -4,6 +4,7 @@
 
 #include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
+#include "qsimbaredact.h"
 
 #include <QtCore/QRegularExpression>
 #include <QtCore/QUrlQuery>
@@ -13,31 +14,10 @@ using Options = QSimbaEtcdLeaseBackend::Options;
 
 namespace {
 const Options defaults;
-const QString redactedPassword = QStringLiteral("***");
-
-// Replaces the password of "scheme://user:password@hosts…" (up to the last '@' before the
-// path) by ***, whatever it contains.
-QString redact(const QString &url)
-{
-    const qsizetype start = url.indexOf(QLatin1String("://"));
-    if (start < 0)
-        return url;
-    const qsizetype authorityStart = start + 3;
-    qsizetype authorityEnd = url.indexOf(QLatin1Char('/'), authorityStart);
-    if (authorityEnd < 0)
-        authorityEnd = url.size();
-    const qsizetype at = url.lastIndexOf(QLatin1Char('@'), authorityEnd - 1);
-    if (at < authorityStart)
-        return url;
-    const qsizetype colon = url.indexOf(QLatin1Char(':'), authorityStart);
-    if (colon < 0 || colon > at)
-        return url;
-    return url.left(colon + 1) + redactedPassword + url.mid(at);
-}
 
 [[noreturn]] void invalid(const QString &url, const QString &problem)
 {
-    throw QSimbaInvalidArgumentError(QStringLiteral("invalid etcd URL \"%1\": %2").arg(redact(url), problem));
+    throw QSimbaInvalidArgumentError(QStringLiteral("invalid etcd URL \"%1\": %2").arg(QSimbaRedact::text(url), problem));
 }
 
 QStringList parseEndpoints(const QString &url, const QString &hosts)
@@ -194,7 +174,7 @@ QString QSimbaEtcdLeaseBackend::Options::toRedactedUrl() const
         query.append(QStringLiteral("cert=") + certFile + QStringLiteral("&key=") + keyFile);
     QString url = (tls ? QStringLiteral("etcds://") : QStringLiteral("etcd://"));
     if (!user.isEmpty())
-        url += user + QLatin1Char(':') + redactedPassword + QLatin1Char('@');
+        url += user + QLatin1Char(':') + QSimbaRedact::Mask + QLatin1Char('@');
     url += endpoints.join(QLatin1Char(',')) + prefix;
     if (!query.isEmpty())
         url += QLatin1Char('?') + query.join(QLatin1Char('&'));

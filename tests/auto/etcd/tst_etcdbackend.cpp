@@ -3,6 +3,7 @@
 // a 3-member cluster losing the member the client talks to, authentication, watches that
 // resume after a broken connection and after a compaction, restarts, unreachable servers.
 #include "etcdserver.h"
+#include "tcpproxy.h"
 #include "qsimbaerror.h"
 #include "qsimbaetcdleasebackend.h"
 
@@ -11,14 +12,9 @@
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QMutex>
-#include <QtCore/QPointer>
-#include <QtCore/QScopeGuard>
 #include <QtNetwork/QTcpServer>
-#include <QtNetwork/QTcpSocket>
 #include <QtTest/QTest>
 
-#include <atomic>
-#include <thread>
 
 using namespace std::chrono_literals;
 using Backend = QSimbaEtcdLeaseBackend;
@@ -53,64 +49,6 @@ private:
     QList<Hint> m_hints;
 };
 
-/*
- * A TCP relay to a server that the test can cut: while blocked, every relayed connection
- * is closed and new ones are closed at once. Runs on the test's thread (QTRY_* loops serve
- * it): only a watch thread may talk through it.
- */
-class Relay : public QObject
-{
-public:
-    explicit Relay(quint16 target) : m_target(target)
-    {
-        m_server.listen(QHostAddress::LocalHost, 0);
-        connect(&m_server, &QTcpServer::newConnection, this, [this] {
-            while (QTcpSocket *in = m_server.nextPendingConnection()) {
-                ++m_accepted;
-                if (m_blocked) {
-                    in->abort();
-                    in->deleteLater();
-                    continue;
-                }
-                auto *out = new QTcpSocket(in);
-                const auto pipe = [](QTcpSocket *from, QTcpSocket *to) {
-                    connect(from, &QTcpSocket::readyRead, to, [from, to] {
-                        if (to->isOpen())
-                            to->write(from->readAll());
-                    });
-                };
-                pipe(in, out);
-                pipe(out, in);
-                connect(out, &QTcpSocket::connected, in, [in, out] { out->write(in->readAll()); });
-                connect(out, &QTcpSocket::disconnected, in, &QTcpSocket::disconnectFromHost);
-                connect(in, &QTcpSocket::disconnected, in, &QObject::deleteLater);
-                out->connectToHost(QHostAddress::LocalHost, m_target);
-                m_open.append(in);
-            }
-        });
-    }
-    quint16 port() const { return m_server.serverPort(); }
-    //! How many connections were opened to the relay.
-    int accepted() const { return m_accepted; }
-    void setBlocked(bool blocked)
-    {
-        m_blocked = blocked;
-        if (blocked) {
-            for (const auto &socket : std::as_const(m_open))
-                if (socket)
-                    socket->abort();
-            m_open.clear();
-        }
-    }
-
-private:
-    QTcpServer m_server;
-    quint16 m_target;
-    bool m_blocked = false;
-    int m_accepted = 0;
-    QList<QPointer<QTcpSocket>> m_open;
-};
-
 Backend::Options optionsFor(const QStringList &endpoints, const QString &prefix = QStringLiteral("/t"))
 {
     Backend::Options o;
@@ -132,11 +70,11 @@ void armed(Backend &direct, const QSimbaSessionId &s, HintLog &hints)
     QTRY_VERIFY_WITH_TIMEOUT(changed(), 5000);
 }
 
-// An etcd, a session on it, and a watch through a relay the test can cut, armed.
+// An etcd, a session on it, and a watch through a proxy the test can cut, armed.
 struct CutWatch
 {
     EtcdServer server;
-    std::unique_ptr<Relay> relay;
+    std::unique_ptr<TcpProxy> relay;
     std::unique_ptr<Backend> direct;
     HintLog hints;
     QSimbaSessionId session;
@@ -150,7 +88,7 @@ struct CutWatch
             QTest::qFail(qPrintable(server.errorString()), __FILE__, __LINE__);
             return false;
         }
-        relay = std::make_unique<Relay>(server.port());
+        relay = std::make_unique<TcpProxy>(QStringLiteral("127.0.0.1"), server.port());
         direct = std::make_unique<Backend>(optionsFor({server.endpoint()}));
         watcher = std::make_unique<Backend>(optionsFor({QStringLiteral("127.0.0.1:%1").arg(relay->port())}));
         subscription = watcher->subscribe(hints.listener());
@@ -329,19 +267,19 @@ private Q_SLOTS:
         CutWatch cut;
         if (!cut.start())
             return;
-        Relay &relay = *cut.relay;
+        TcpProxy &relay = *cut.relay;
         Backend &direct = *cut.direct;
         HintLog &hints = cut.hints;
         const auto s = cut.session;
 
-        relay.setBlocked(true);
+        relay.setMode(TcpProxy::Mode::Reset);
         const auto n = leaseName("resume.lock");
         const auto t = direct.acquire(s, {n}).value(n).token;
         direct.release(s, {{n, t}});
         direct.join(s, QStringLiteral("meanwhile"));
         QTest::qWait(300); // the watch retries against the closed relay meanwhile
         QVERIFY(!hints.seen(Hint::Kind::Released, n.toString()));
-        relay.setBlocked(false);
+        relay.setMode(TcpProxy::Mode::Forward);
         QTRY_VERIFY_WITH_TIMEOUT(hints.seen(Hint::Kind::Released, n.toString()), 10000);
         QVERIFY(hints.seen(Hint::Kind::MembersChanged, QStringLiteral("meanwhile")));
         direct.closeSession(s);
@@ -354,12 +292,12 @@ private Q_SLOTS:
         if (!cut.start())
             return;
         const EtcdServer &server = cut.server;
-        Relay &relay = *cut.relay;
+        TcpProxy &relay = *cut.relay;
         Backend &direct = *cut.direct;
         HintLog &hints = cut.hints;
         const auto s = cut.session;
 
-        relay.setBlocked(true);
+        relay.setMode(TcpProxy::Mode::Reset);
         direct.join(s, QStringLiteral("during"));
         const auto n = leaseName("compacted.lock");
         direct.release(s, {{n, direct.acquire(s, {n}).value(n).token}});
@@ -367,7 +305,7 @@ private Q_SLOTS:
         QVERIFY(revision > 0);
         QString out;
         QVERIFY2(server.ctl({QStringLiteral("compaction"), QString::number(revision)}, &out) == 0, qPrintable(out));
-        relay.setBlocked(false);
+        relay.setMode(TcpProxy::Mode::Forward);
 
         // The join's event is gone: the re-read reports the group.
         QTRY_VERIFY_WITH_TIMEOUT(hints.seen(Hint::Kind::MembersChanged, QStringLiteral("during")), 10000);
@@ -430,30 +368,18 @@ private Q_SLOTS:
         EtcdServer server;
         if (!server.start())
             QFAIL(qPrintable(server.errorString()));
-        Relay relay(server.port());
-        // The relay runs on this thread: the backend works on another.
-        std::atomic<bool> done{false};
-        QString failure;
-        std::thread worker([&] {
-            try {
-                Backend backend(optionsFor({QStringLiteral("127.0.0.1:%1").arg(relay.port())}));
-                const auto s = backend.openSession(5s).id;
-                const auto n = leaseName("reuse.lock");
-                for (int i = 0; i < 10; ++i) {
-                    backend.keepAlive(s, 5s, {});
-                    backend.release(s, {{n, backend.acquire(s, {n}).value(n).token}});
-                }
-                backend.members(QStringLiteral("g"));
-                backend.closeSession(s);
-            } catch (const QSimbaError &e) {
-                failure = e.message();
-            }
-            done = true;
-        });
-        const auto joined = qScopeGuard([&] { worker.join(); }); // bounded: every call is
-        QTRY_VERIFY_WITH_TIMEOUT(done, 30000);
-        QVERIFY2(failure.isEmpty(), qPrintable(failure));
-        QCOMPARE(relay.accepted(), 1); // for all 44 requests
+        TcpProxy proxy(QStringLiteral("127.0.0.1"), server.port());
+        QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
+        Backend backend(optionsFor({QStringLiteral("127.0.0.1:%1").arg(proxy.port())}));
+        const auto s = backend.openSession(5s).id;
+        const auto n = leaseName("reuse.lock");
+        for (int i = 0; i < 10; ++i) {
+            backend.keepAlive(s, 5s, {});
+            backend.release(s, {{n, backend.acquire(s, {n}).value(n).token}});
+        }
+        backend.members(QStringLiteral("g"));
+        backend.closeSession(s);
+        QCOMPARE(proxy.accepted(), 1); // for all 44 requests
     }
 
     // What simbactl status shows: metadata, holder, token, and the server's remaining TTLs.
