@@ -12,7 +12,7 @@ packages=(
   qml6-module-qtquick qml6-module-qtquick-window qml6-module-qtquick-controls
   qml6-module-qtquick-templates qml6-module-qtquick-layouts qml6-module-qtqml-workerscript
   qml6-module-qttest
-  libhiredis-dev libzookeeper-mt-dev
+  libhiredis-dev libzookeeper-mt-dev libcurl4-openssl-dev
   redis-server redis-tools zookeeper postgresql mariadb-server mariadb-client
   etcd-server etcd-client prometheus openssl curl
   xvfb xauth fonts-wqy-microhei ccache

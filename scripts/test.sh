@@ -55,8 +55,10 @@ run_pass() {
 run_pass normal "$root/build" "$@"
 grep -h "^simulation: .* steps" "$root/build/Testing/Temporary/LastTest.log" 2>/dev/null || true
 
-"$root/scripts/build.sh" build-asan -DCMAKE_BUILD_TYPE=Debug -DQSIMBA_SANITIZE=ON
+# -g1 (line tables) is all a sanitizer report needs, and builds faster than -g.
+"$root/scripts/build.sh" build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DQSIMBA_SANITIZE=ON
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
+export LSAN_OPTIONS=suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run_pass asan "$root/build-asan" -LE "install|docs" "$@"
 

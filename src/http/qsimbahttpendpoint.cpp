@@ -61,11 +61,14 @@ QSimbaHttpEndpoint::Options QSimbaHttpEndpoint::Options::fromSettings(QSettings 
     o.token = settings.value(QStringLiteral("token")).toString().toUtf8();
     settings.endGroup();
     if (!address.isEmpty() || !port.isEmpty()) {
-        const QString text = port.isEmpty() ? address + QStringLiteral(":0")
-                             : address.isEmpty()
-                                 ? port
-                                 : (address.contains(u':') ? u'[' + address + u']' : address) + u':' + port;
-        o = parseListen(text, o);
+        const QString host = address.contains(u':') ? u'[' + address + u']' : address; // IPv6
+        const QString portText = port.isEmpty() ? QStringLiteral("0") : port;
+        try {
+            o = parseListen(address.isEmpty() ? portText : host + u':' + portText, o);
+        } catch (const QSimbaInvalidArgumentError &e) {
+            throw QSimbaInvalidArgumentError(QStringLiteral("settings simba/http/address and simba/http/port: ")
+                                             + e.message());
+        }
     }
     if (qEnvironmentVariableIsSet("SIMBA_HTTP_TOKEN"))
         o.token = qgetenv("SIMBA_HTTP_TOKEN");

@@ -188,7 +188,7 @@ private Q_SLOTS:
         QTest::newRow("bad timeout") << l({"lock", "--timeout", "5parsecs", "x", "--", "true"}) << 64 << "--timeout \"5parsecs\"";
         QTest::newRow("bad lease") << l({"watch", "--lease", "soon"}) << 64 << "--lease \"soon\"";
         QTest::newRow("lease rule") << l({"watch", "--lease", "0ms"}) << 64 << "--lease 0ms";
-        QTest::newRow("unknown scheme") << l({"status", "--backend", "etcd://h:2379"}) << 64 << "unknown scheme 'etcd'";
+        QTest::newRow("unknown scheme") << l({"status", "--backend", "consul://h:8500"}) << 64 << "unknown scheme 'consul'";
         QTest::newRow("unknown option in URL")
             << l({"status", "--backend", "postgresql://u:secret@127.0.0.1:1/db?bogus=1"}) << 64 << "bogus";
         QTest::newRow("assign zero") << l({"assign", "--partitions", "0", "a"}) << 64 << "--partitions \"0\"";
