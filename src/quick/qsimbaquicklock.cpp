@@ -113,31 +113,21 @@ void QSimbaQuickLock::take(QSimbaLockTerm term)
     });
 }
 
-QJSValue QSimbaQuickLock::acquire(const QVariant &timeout)
+// Settles a Promise from \a future: \a onResult resolves it with the result; a failure or
+// a cancellation rejects it (and emits acquireFailed) with the error's message.
+template<typename T, typename OnResult>
+QJSValue QSimbaQuickLock::track(QFuture<T> future, const QString &what, OnResult onResult)
 {
-    QString error;
-    const auto wait = QSimbaQuick::durationOf(timeout, QStringLiteral("acquire timeout"), &error);
-    if (!error.isEmpty())
-        return rejected(error);
-    QSimbaLock *l = lock(&error);
-    if (!l)
-        return rejected(error);
     Settle settle;
     QJSValue p = promise(&settle);
-    QFuture<QSimbaLockTerm> future = l->acquireAsync(wait.value_or(std::chrono::nanoseconds(0)));
     m_busy = true;
     m_cancel = [future]() mutable { future.cancel(); };
-    future.then(this, [this, settle](QFuture<QSimbaLockTerm> f) mutable {
+    future.then(this, [this, settle, what, onResult](QFuture<T> f) mutable {
         settled();
-        QString message;
+        QString message = QStringLiteral("%1 of \"%2\" cancelled").arg(what, m_name);
         try {
-            if (f.isCanceled()) {
-                message = QStringLiteral("acquire of \"%1\" cancelled").arg(m_name);
-            } else {
-                take(f.takeResult());
-                settle.resolve.call({qmlEngine(this)->toScriptValue(QSimbaQuickTerm(m_term.term()))});
-                return;
-            }
+            if (!f.isCanceled())
+                return onResult(f.takeResult(), settle.resolve);
         } catch (const QSimbaError &e) {
             message = e.message();
         } catch (const std::exception &e) {
@@ -150,40 +140,35 @@ QJSValue QSimbaQuickLock::acquire(const QVariant &timeout)
     return p;
 }
 
+QJSValue QSimbaQuickLock::acquire(const QVariant &timeout)
+{
+    QString error;
+    const auto wait = QSimbaQuick::durationOf(timeout, QStringLiteral("acquire timeout"), &error);
+    if (!error.isEmpty())
+        return rejected(error);
+    QSimbaLock *l = lock(&error);
+    if (!l)
+        return rejected(error);
+    return track(l->acquireAsync(wait.value_or(std::chrono::nanoseconds(0))), QStringLiteral("acquire"),
+                 [this](QSimbaLockTerm term, QJSValue &resolve) {
+                     take(std::move(term));
+                     resolve.call({qmlEngine(this)->toScriptValue(QSimbaQuickTerm(m_term.term()))});
+                 });
+}
+
 QJSValue QSimbaQuickLock::tryAcquire()
 {
     QString error;
     QSimbaLock *l = lock(&error);
     if (!l)
         return rejected(error);
-    Settle settle;
-    QJSValue p = promise(&settle);
-    auto future = l->tryAcquireAsync();
-    m_busy = true;
-    m_cancel = [future]() mutable { future.cancel(); };
-    future.then(this, [this, settle](QFuture<std::optional<QSimbaLockTerm>> f) mutable {
-        settled();
-        QString message;
-        try {
-            if (!f.isCanceled()) {
-                std::optional<QSimbaLockTerm> term = f.takeResult();
-                const bool won = term.has_value();
-                if (won)
-                    take(std::move(*term));
-                settle.resolve.call({QJSValue(won)});
-                return;
-            }
-            message = QStringLiteral("tryAcquire of \"%1\" cancelled").arg(m_name);
-        } catch (const QSimbaError &e) {
-            message = e.message();
-        } catch (const std::exception &e) {
-            message = QString::fromLocal8Bit(e.what());
-        }
-        Q_EMIT acquireFailed(message);
-        settle.reject.call({qmlEngine(this)->newErrorObject(QJSValue::GenericError, message)});
-    });
-    Q_EMIT pendingChanged();
-    return p;
+    return track(l->tryAcquireAsync(), QStringLiteral("tryAcquire"),
+                 [this](std::optional<QSimbaLockTerm> term, QJSValue &resolve) {
+                     const bool won = term.has_value();
+                     if (won)
+                         take(std::move(*term));
+                     resolve.call({QJSValue(won)});
+                 });
 }
 
 void QSimbaQuickLock::settled()

@@ -71,6 +71,8 @@ private:
     QJSValue rejected(const QString &message);
     QSimbaLock *lock(QString *error);
     void take(QSimbaLockTerm term);
+    template<typename T, typename OnResult>
+    QJSValue track(QFuture<T> future, const QString &what, OnResult onResult);
 
     QString m_name;
     QSimbaLockTerm m_term;
