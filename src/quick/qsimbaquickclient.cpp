@@ -23,7 +23,7 @@ const char defaultClientName[] = "QSimbaDefaultClient";
     \brief One QSimba client: a backend session shared by the elements that name it.
 
     Properties \c backend (a URL: \c{memory://name}, \c{sqlite:///path.db}, \c{redis://…},
-    …) and the timing (\c leaseDuration, \c renewInterval, \c margin, \c retryJitter,
+    …; empty: the one of the settings, as the default client) and the timing (\c leaseDuration, \c renewInterval, \c margin, \c retryJitter,
     \c minBackoff as \c{"10s"}, \c{"500ms"}, \c{"PT1M"} or a number of milliseconds;
     \c drift as a number) are read once, when the first element needs the client. A bad value
     gives a warning naming the property and the rule, \c status becomes \c Error and the
@@ -122,57 +122,66 @@ void QSimbaQuickClient::fail(const QString &message)
 void QSimbaQuickClient::build()
 {
     m_built = true;
+    // Without a backend (and always for the default client) the settings give the backend,
+    // the timing and the scheduling switch; timing set in QML applies on top.
+    const bool fromSettings = m_fromSettings || m_backend.trimmed().isEmpty();
+    const QString origin = m_fromSettings ? QStringLiteral("default client from settings: ")
+                           : fromSettings ? QStringLiteral("settings: ")
+                                          : QString();
+    QString url = m_backend;
+    QSimbaConfig base;
+    try {
+        if (fromSettings) {
+            QSettings settings;
+            url = QSimbaSettings::backendUrl(settings);
+            base = QSimbaSettings::config(settings);
+            setSchedulingEnabled(m_schedulingEnabled && QSimbaSettings::schedulingEnabled(settings));
+        }
+    } catch (const QSimbaError &e) {
+        return fail(origin + e.message());
+    }
+    auto config = base.toBuilder();
+    QString error;
+    const auto apply = [&](const QVariant &value, const char *name, auto setter) {
+        if (!error.isEmpty())
+            return;
+        const auto d = QSimbaQuick::durationOf(value, QLatin1String(name), &error);
+        if (d)
+            (config.*setter)(*d);
+    };
+    apply(m_leaseDuration, "leaseDuration", &QSimbaConfig::Builder::leaseDuration);
+    apply(m_renewInterval, "renewInterval", &QSimbaConfig::Builder::renewInterval);
+    apply(m_margin, "margin", &QSimbaConfig::Builder::margin);
+    apply(m_retryJitter, "retryJitter", &QSimbaConfig::Builder::retryJitter);
+    apply(m_minBackoff, "minBackoff", &QSimbaConfig::Builder::minBackoff);
+    if (error.isEmpty() && QSimbaQuick::isSet(m_drift)) {
+        bool ok = false;
+        const double drift = m_drift.toDouble(&ok);
+        if (!ok)
+            error = QStringLiteral("drift: \"%1\" is not a number such as 0.01").arg(m_drift.toString());
+        else
+            config.drift(drift);
+    }
+    if (!error.isEmpty())
+        return fail(error);
     QSimba::Builder builder;
     try {
-        if (m_fromSettings) {
-            QSettings settings;
-            builder = QSimbaSettings::builder(settings);
-            setSchedulingEnabled(QSimbaSettings::schedulingEnabled(settings));
-        } else {
-            auto config = QSimbaConfig::builder();
-            QString error;
-            using D = std::optional<std::chrono::nanoseconds>;
-            const auto apply = [&](const QVariant &value, const char *name, auto setter) {
-                if (!error.isEmpty())
-                    return;
-                const D d = QSimbaQuick::durationOf(value, QLatin1String(name), &error);
-                if (d)
-                    (config.*setter)(*d);
-            };
-            apply(m_leaseDuration, "leaseDuration", &QSimbaConfig::Builder::leaseDuration);
-            apply(m_renewInterval, "renewInterval", &QSimbaConfig::Builder::renewInterval);
-            apply(m_margin, "margin", &QSimbaConfig::Builder::margin);
-            apply(m_retryJitter, "retryJitter", &QSimbaConfig::Builder::retryJitter);
-            apply(m_minBackoff, "minBackoff", &QSimbaConfig::Builder::minBackoff);
-            if (error.isEmpty() && QSimbaQuick::isSet(m_drift)) {
-                bool ok = false;
-                const double drift = m_drift.toDouble(&ok);
-                if (!ok)
-                    error = QStringLiteral("drift: \"%1\" is not a number such as 0.01").arg(m_drift.toString());
-                else
-                    config.drift(drift);
-            }
-            if (!error.isEmpty())
-                return fail(error);
-            QSimbaConfig built;
-            try {
-                built = config.build();
-            } catch (const QSimbaError &e) {
-                return fail(QStringLiteral("timing: %1").arg(e.message()));
-            }
-            try {
-                builder.backend(QSimbaBackendFactory::create(m_backend));
-            } catch (const QSimbaError &e) {
-                return fail(QStringLiteral("backend: %1").arg(e.message()));
-            }
-            builder.config(built);
-        }
-        builder.metadata(QStringLiteral("host"), QSysInfo::machineHostName())
-            .metadata(QStringLiteral("pid"), QString::number(QCoreApplication::applicationPid()))
-            .metadata(QStringLiteral("command"), QCoreApplication::applicationName());
+        builder.config(config.build());
+    } catch (const QSimbaError &e) {
+        return fail(QStringLiteral("timing: %1").arg(e.message()));
+    }
+    try {
+        builder.backend(QSimbaBackendFactory::create(url));
+    } catch (const QSimbaError &e) {
+        return fail(origin + QStringLiteral("backend: %1").arg(e.message()));
+    }
+    builder.metadata(QStringLiteral("host"), QSysInfo::machineHostName())
+        .metadata(QStringLiteral("pid"), QString::number(QCoreApplication::applicationPid()))
+        .metadata(QStringLiteral("command"), QCoreApplication::applicationName());
+    try {
         m_client = builder.build();
     } catch (const QSimbaError &e) {
-        return fail(m_fromSettings ? QStringLiteral("default client from settings: %1").arg(e.message()) : e.message());
+        return fail(origin + e.message());
     }
     connect(m_client.get(), &QSimba::event, this, &QSimbaQuickClient::onEvent);
     refresh();
