@@ -24,29 +24,11 @@ QSimbaQuickScheduleBase::QSimbaQuickScheduleBase(QObject *parent) : QSimbaQuickE
 
 QSimbaQuickScheduleBase::~QSimbaQuickScheduleBase() = default; // subclasses stop()
 
-void QSimbaQuickScheduleBase::setFixedDelay(const QVariant &v)
+void QSimbaQuickScheduleBase::setTiming(QVariant &field, const QVariant &value)
 {
-    if (v == m_fixedDelay)
+    if (value == field)
         return;
-    m_fixedDelay = v;
-    Q_EMIT timingChanged();
-    update();
-}
-
-void QSimbaQuickScheduleBase::setFixedRate(const QVariant &v)
-{
-    if (v == m_fixedRate)
-        return;
-    m_fixedRate = v;
-    Q_EMIT timingChanged();
-    update();
-}
-
-void QSimbaQuickScheduleBase::setInitialDelay(const QVariant &v)
-{
-    if (v == m_initialDelay)
-        return;
-    m_initialDelay = v;
+    field = value;
     Q_EMIT timingChanged();
     update();
 }

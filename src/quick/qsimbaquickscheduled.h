@@ -37,11 +37,11 @@ public:
     ~QSimbaQuickScheduleBase() override;
 
     QVariant fixedDelay() const { return m_fixedDelay; }
-    void setFixedDelay(const QVariant &v);
+    void setFixedDelay(const QVariant &v) { setTiming(m_fixedDelay, v); }
     QVariant fixedRate() const { return m_fixedRate; }
-    void setFixedRate(const QVariant &v);
+    void setFixedRate(const QVariant &v) { setTiming(m_fixedRate, v); }
     QVariant initialDelay() const { return m_initialDelay; }
-    void setInitialDelay(const QVariant &v);
+    void setInitialDelay(const QVariant &v) { setTiming(m_initialDelay, v); }
     bool isEnabled() const { return m_enabled; }
     void setEnabled(bool enabled);
     bool isRunning() const;
@@ -62,6 +62,7 @@ protected:
     QSimba *simbaClient() const { return m_simba; }
 
 private:
+    void setTiming(QVariant &field, const QVariant &value);
     void stop();
     QVariant m_fixedDelay, m_fixedRate, m_initialDelay;
     bool m_enabled = true;
