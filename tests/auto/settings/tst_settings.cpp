@@ -8,6 +8,8 @@
 #include "qsimbascheduler.h"
 #include "qsimbasettings.h"
 
+#include <QtCore/QDir>
+#include <QtCore/QProcess>
 #include <QtCore/QSettings>
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QSignalSpy>
@@ -359,6 +361,61 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(next->status(), QSimbaElection::Status::Leader, 10000);
         QVERIFY(!simba->isClosed());
         QCOMPARE(runs, stoppedAt);
+    }
+
+    // simbactl follows the same rules: its settings file (group "simba") and SIMBA_* with
+    // placeholders, the command line winning over both.
+    void simbactlReadsTheSettings()
+    {
+        QTemporaryDir home;
+        QVERIFY(QDir().mkpath(home.filePath(QStringLiteral("config/QSimba"))));
+        QSettings file(home.filePath(QStringLiteral("config/QSimba/simbactl.conf")), QSettings::IniFormat);
+        file.setValue(QStringLiteral("simba/backend"), QStringLiteral("ftp://from-settings-file"));
+        file.sync();
+        const auto run = [&](const QStringList &args, const QProcessEnvironment &env) {
+            QProcess simbactl;
+            simbactl.setProcessEnvironment(env);
+            simbactl.setProcessChannelMode(QProcess::MergedChannels);
+            simbactl.start(QStringLiteral(SIMBACTL_PATH), args);
+            if (!simbactl.waitForFinished(60000))
+                return std::make_pair(-1, QStringLiteral("did not finish"));
+            return std::make_pair(simbactl.exitCode(), QString::fromUtf8(simbactl.readAll()));
+        };
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("SIMBA_BACKEND"));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), home.filePath(QStringLiteral("config")));
+        env.insert(QStringLiteral("HOME"), home.path());
+        simbactlReadsTheSettingsRun(run, env);
+    }
+
+private:
+    template<typename Run>
+    void simbactlReadsTheSettingsRun(Run &&run, QProcessEnvironment env)
+    {
+        // The file's backend: refused, named.
+        auto [code, out] = run({QStringLiteral("status")}, env);
+        QVERIFY2(out.contains(QLatin1String("ftp://from-settings-file")), qPrintable(out));
+        QVERIFY(code != 0);
+        // SIMBA_BACKEND with a placeholder overrides the file.
+        env.insert(QStringLiteral("QSIMBA_TEST_STORE_NAME"), QStringLiteral("from-env"));
+        env.insert(QStringLiteral("SIMBA_BACKEND"), QStringLiteral("memory://${QSIMBA_TEST_STORE_NAME}"));
+        std::tie(code, out) = run({QStringLiteral("status")}, env);
+        QVERIFY2(out.contains(QLatin1String("memory://from-env")), qPrintable(out));
+        QCOMPARE(code, 0);
+        // The timing too (lock builds a client): a malformed value names its variable.
+        std::tie(code, out) = run({QStringLiteral("lock"), QStringLiteral("settings.simbactl"), QStringLiteral("--"),
+                                   QStringLiteral("true")}, env);
+        QVERIFY2(code == 0, qPrintable(out));
+        env.insert(QStringLiteral("SIMBA_LEASE_DURATION"), QStringLiteral("soon"));
+        std::tie(code, out) = run({QStringLiteral("lock"), QStringLiteral("settings.simbactl"), QStringLiteral("--"),
+                                   QStringLiteral("true")}, env);
+        QVERIFY2(out.contains(QLatin1String("SIMBA_LEASE_DURATION=\"soon\" is not a duration")), qPrintable(out));
+        QVERIFY(code != 0);
+        // --backend wins over both.
+        env.remove(QStringLiteral("SIMBA_LEASE_DURATION"));
+        std::tie(code, out) = run({QStringLiteral("status"), QStringLiteral("--backend"), QStringLiteral("memory://cli")}, env);
+        QVERIFY2(out.contains(QLatin1String("memory://cli")), qPrintable(out));
+        QCOMPARE(code, 0);
     }
 };
 
