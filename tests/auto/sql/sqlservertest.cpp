@@ -6,6 +6,7 @@
 #include "qsimbaerror.h"
 #include "qsimbalock.h"
 #include "qsimbalockterm.h"
+#include "sqltestsupport.h"
 #include "tcpproxy.h"
 #include "testserver.h"
 
@@ -50,15 +51,7 @@ private:
     QString m_name;
 };
 
-QString backendError(const std::function<void()> &call)
-{
-    try {
-        call();
-    } catch (const QSimbaBackendError &e) {
-        return e.message();
-    }
-    return {};
-}
+using SqlTest::backendError;
 } // namespace
 
 QString SqlServerTest::newPrefix()
