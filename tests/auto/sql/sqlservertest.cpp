@@ -18,6 +18,7 @@
 #include <QtSql/QSqlQuery>
 #include <QtTest/QTest>
 
+#include <atomic>
 #include <csignal>
 
 using namespace std::chrono_literals;
@@ -285,6 +286,27 @@ void SqlServerTest::closeReturnsWhileTheServerIsFrozen()
     const qint64 destroyed = timer.elapsed();
     qInfo("close() returned after %lld ms, the destructor after %lld ms", closed, destroyed);
     QVERIFY2(destroyed < 3 * CallBoundMs, qPrintable(QStringLiteral("close took %1ms, destruction %2ms").arg(closed).arg(destroyed)));
+}
+
+void SqlServerTest::subscriptionEndsWhileTheServerIsFrozen()
+{
+    // PostgreSQL's subscription probes its connection every second: with the server frozen
+    // the probe blocks, and destroying the subscription must not wait for it.
+    const auto b = Backend::fromUrl(url(QStringLiteral("prefix=%1&statementTimeout=500ms&connectTimeout=1s").arg(newPrefix())));
+    const auto s = b->openSession(30s).id;
+    std::atomic<int> hints{0};
+    auto subscription = b->subscribe([&](const QSimbaLeaseBackend::Hint &) { ++hints; });
+    if (b->capabilities().releaseHints) {
+        // Armed: a release reaches it.
+        QTRY_VERIFY_WITH_TIMEOUT((b->release(s, {{a, b->acquire(s, {a}).value(a).token}}), hints.load() > 0), 10000);
+    }
+    Frozen frozen(serverPid());
+    QTest::qWait(1500); // lets a probe start against the frozen server (time passing is the point)
+    QElapsedTimer timer;
+    timer.start();
+    subscription.reset();
+    qInfo("the subscription ended %lld ms after its destruction began", timer.elapsed());
+    QVERIFY2(timer.elapsed() < 2500, qPrintable(QStringLiteral("%1ms").arg(timer.elapsed())));
 }
 
 void SqlServerTest::pausedClientCannotStallThePrefix()
