@@ -369,28 +369,33 @@ void SqlServerTest::leastPrivilegeRoleRunsEveryCall()
     QVERIFY2(!ddl.isEmpty(), "no DDL block in docs/backend-sql.md");
     const QUrl app = prepareLeastPrivilege(ddl);
     QVERIFY2(!app.isEmpty(), "preparing the database and role failed");
-    const auto b = Backend::fromUrl(app);
-    const auto x = QSimbaLeaseName::of(QStringLiteral("x"));
-    const auto s = b->openSession(30s, {{QStringLiteral("k"), QStringLiteral("v")}}).id;
-    QVERIFY(b->keepAlive(s, 30s, {}).isLive);
-    const auto granted = b->acquire(s, {x}).value(x);
-    QVERIFY(granted.isGranted);
-    QCOMPARE(b->keepAlive(s, 30s, {x}).owned, QSet<QSimbaLeaseName>{x});
-    b->join(s, QStringLiteral("g"));
-    QCOMPARE(b->members(QStringLiteral("g")), QList<QSimbaSessionId>{s});
-    const auto view = b->inspect();
-    QCOMPARE(view.sessions.size(), 1);
-    QCOMPARE(view.leases.size(), 1);
-    b->release(s, {{x, granted.token}});
-    b->leave(s, QStringLiteral("g"));
-    const auto subscription = b->subscribe([](const QSimbaLeaseBackend::Hint &) {});
-    // A second client connects and reads the schema version: still no DDL.
-    const auto other = Backend::fromUrl(app);
-    const auto o = other->openSession(30s).id;
-    const auto again = other->acquire(o, {x}).value(x);
-    QVERIFY(again.isGranted);
-    QVERIFY(again.token > granted.token);
-    other->closeSession(o);
-    b->closeSession(s);
-    QVERIFY(!b->keepAlive(s, 30s, {}).isLive);
+    // A QSimbaError here (e.g. "permission denied" for DDL) fails the test with its message.
+    try {
+        const auto b = Backend::fromUrl(app);
+        const auto x = QSimbaLeaseName::of(QStringLiteral("x"));
+        const auto s = b->openSession(30s, {{QStringLiteral("k"), QStringLiteral("v")}}).id;
+        QVERIFY(b->keepAlive(s, 30s, {}).isLive);
+        const auto granted = b->acquire(s, {x}).value(x);
+        QVERIFY(granted.isGranted);
+        QCOMPARE(b->keepAlive(s, 30s, {x}).owned, QSet<QSimbaLeaseName>{x});
+        b->join(s, QStringLiteral("g"));
+        QCOMPARE(b->members(QStringLiteral("g")), QList<QSimbaSessionId>{s});
+        const auto view = b->inspect();
+        QCOMPARE(view.sessions.size(), 1);
+        QCOMPARE(view.leases.size(), 1);
+        b->release(s, {{x, granted.token}});
+        b->leave(s, QStringLiteral("g"));
+        const auto subscription = b->subscribe([](const QSimbaLeaseBackend::Hint &) {});
+        // A second client connects and reads the schema version: still no DDL.
+        const auto other = Backend::fromUrl(app);
+        const auto o = other->openSession(30s).id;
+        const auto again = other->acquire(o, {x}).value(x);
+        QVERIFY(again.isGranted);
+        QVERIFY(again.token > granted.token);
+        other->closeSession(o);
+        b->closeSession(s);
+        QVERIFY(!b->keepAlive(s, 30s, {}).isLive);
+    } catch (const QSimbaError &e) {
+        QFAIL(qPrintable(e.message()));
+    }
 }
