@@ -2,14 +2,12 @@
 #include "qsimbabackendfactory.h"
 #include "qsimbabackendfactorylogging_p.h"
 
-#include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
 #include "qsimbamemoryleasebackend.h"
 #include "qsimbaredact.h"
 
 #include <QtCore/QDir>
 #include <QtCore/QRegularExpression>
-#include <QtCore/QSettings>
 #include <QtCore/QStandardPaths>
 #include <QtCore/QUrlQuery>
 
@@ -162,27 +160,6 @@ const Scheme *findScheme(const QString &scheme)
     return nullptr;
 }
 
-std::optional<std::chrono::nanoseconds> settingDuration(const QSettings &settings, const QString &prefix,
-                                                        const QString &key)
-{
-    const QVariant value = settings.value(prefix + key);
-    if (!value.isValid())
-        return std::nullopt;
-    const QString text = value.toString();
-    const auto parsed = QSimbaDuration::parse(text);
-    if (!parsed)
-        throw QSimbaInvalidArgumentError(
-            QStringLiteral("setting %1%2=\"%3\" is not a duration such as 500ms, 15s or 1m").arg(prefix, key, text));
-    return parsed;
-}
-
-QString groupPrefix(const QString &group)
-{
-    if (group.isEmpty())
-        return {};
-    return group.endsWith(QLatin1Char('/')) ? group : group + QLatin1Char('/');
-}
-
 } // namespace
 
 /*!
@@ -280,64 +257,4 @@ QStringList QSimbaBackendFactory::schemes()
 QString QSimbaBackendFactory::redacted(const QString &url)
 {
     return QSimbaRedact::text(url);
-}
-
-/*!
-    Reads the session timing under \a group of \a settings: \c leaseDuration,
-    \c renewInterval, \c margin, \c retryJitter and \c minBackoff as durations ("15s",
-    "500ms", "1m") and \c drift as a number; a missing key keeps its default (derived values
-    follow the ones set). Throws QSimbaInvalidArgumentError for a malformed value, an
-    unknown key (\c backend aside) or a config that QSimbaConfig::Builder::build() refuses.
-*/
-QSimbaConfig QSimbaBackendFactory::configFromSettings(const QSettings &settings, const QString &group)
-{
-    const QString prefix = groupPrefix(group);
-    static const QStringList known{QStringLiteral("backend"),    QStringLiteral("leaseDuration"),
-                                   QStringLiteral("renewInterval"), QStringLiteral("drift"),
-                                   QStringLiteral("margin"),     QStringLiteral("retryJitter"),
-                                   QStringLiteral("minBackoff")};
-    const QStringList keys = settings.allKeys();
-    for (const QString &key : keys) {
-        if (!key.startsWith(prefix))
-            continue;
-        const QString local = key.mid(prefix.size());
-        if (!local.contains(QLatin1Char('/')) && !known.contains(local))
-            throw QSimbaInvalidArgumentError(QStringLiteral("unknown setting %1: known settings are %2")
-                                                 .arg(key, known.join(QLatin1String(", "))));
-    }
-    auto builder = QSimbaConfig::builder();
-    if (const auto d = settingDuration(settings, prefix, QStringLiteral("leaseDuration")))
-        builder.leaseDuration(*d);
-    if (const auto d = settingDuration(settings, prefix, QStringLiteral("renewInterval")))
-        builder.renewInterval(*d);
-    if (const auto d = settingDuration(settings, prefix, QStringLiteral("margin")))
-        builder.margin(*d);
-    if (const auto d = settingDuration(settings, prefix, QStringLiteral("retryJitter")))
-        builder.retryJitter(*d);
-    if (const auto d = settingDuration(settings, prefix, QStringLiteral("minBackoff")))
-        builder.minBackoff(*d);
-    const QVariant drift = settings.value(prefix + QLatin1String("drift"));
-    if (drift.isValid()) {
-        bool ok = false;
-        const double value = drift.toString().toDouble(&ok);
-        if (!ok)
-            throw QSimbaInvalidArgumentError(QStringLiteral("setting %1drift=\"%2\" is not a number such as 0.01")
-                                                 .arg(prefix, drift.toString()));
-        builder.drift(value);
-    }
-    return builder.build();
-}
-
-/*!
-    A client builder from \a settings: the backend of the key \c backend under \a group
-    (defaultUrl() when absent) and configFromSettings(). Add listeners or metadata, then
-    build(). Throws QSimbaInvalidArgumentError as create() and configFromSettings() do.
-*/
-QSimba::Builder QSimbaBackendFactory::fromSettings(const QSettings &settings, const QString &group)
-{
-    const QSimbaConfig config = configFromSettings(settings, group);
-    const QString url = settings.value(groupPrefix(group) + QLatin1String("backend")).toString();
-    QSimba::Builder builder = QSimba::builder();
-    builder.backend(create(url)).config(config);
-    return builder;
 }

@@ -79,7 +79,7 @@ void QSimbaSqlHintListener::run()
             m_socket = fd;
             return !m_stopping;
         };
-        const auto close = [&] {
+        const auto closeConnection = [&] {
             setSocket(-1); // before the descriptor is closed
             db.close();
         };
@@ -98,7 +98,7 @@ void QSimbaSqlHintListener::run()
                 return;
             }
             if (!setSocket(QSimbaSqlWatchdog::socketOf(db)))
-                close();
+                closeConnection();
         };
         // A lost connection shows only when used: probe it, and reconnect.
         QTimer check;
@@ -109,14 +109,14 @@ void QSimbaSqlHintListener::run()
                 if (QSqlQuery(db).exec(QStringLiteral("SELECT 1")))
                     return;
             }
-            close();
+            closeConnection();
             listen();
         });
         listen();
         check.start();
         exec();
         check.stop();
-        close();
+        closeConnection();
     }
     QSqlDatabase::removeDatabase(connection);
 }

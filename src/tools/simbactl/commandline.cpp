@@ -8,13 +8,14 @@
 #include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
 #include "qsimbaleasename.h"
+#include "qsimbasettings.h"
 #ifdef QSIMBA_HAVE_HTTP
 #include "qsimbahttpendpoint.h"
 #endif
 
 #include <QtCore/QCoreApplication>
 #include <QtCore/QSysInfo>
-#include <QtCore/QProcessEnvironment>
+#include <QtCore/QSettings>
 
 namespace {
 const QString backendOption = QStringLiteral("backend");
@@ -86,21 +87,24 @@ std::optional<int> CommandLine::parse(const QStringList &args)
     return std::nullopt;
 }
 
+// Without options, the settings rules of every QSimba application: $SIMBA_BACKEND and the
+// other SIMBA_* variables, then the "simba" group of simbactl's settings file.
 QString CommandLine::backendUrl() const
 {
     if (m_parser.isSet(backendOption))
         return m_parser.value(backendOption);
-    const QString env = QProcessEnvironment::systemEnvironment().value(QStringLiteral("SIMBA_BACKEND"));
-    if (!env.isEmpty())
-        return env;
+    const QString url = QSimbaSettings::backendUrl(QSettings());
+    if (!url.isEmpty())
+        return url;
     return QSimbaBackendFactory::defaultUrl().toString();
 }
 
 QSimbaConfig CommandLine::config() const
 {
+    const QSimbaConfig fromSettings = QSimbaSettings::config(QSettings());
     const auto lease = duration(leaseOption);
     if (!lease)
-        return QSimbaConfig();
+        return fromSettings;
     try {
         return QSimbaConfig::builder().leaseDuration(*lease).build();
     } catch (const QSimbaInvalidArgumentError &e) {

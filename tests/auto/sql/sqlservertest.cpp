@@ -6,6 +6,7 @@
 #include "qsimbaerror.h"
 #include "qsimbalock.h"
 #include "qsimbalockterm.h"
+#include "sqltestsupport.h"
 #include "tcpproxy.h"
 #include "testserver.h"
 
@@ -17,6 +18,7 @@
 #include <QtSql/QSqlQuery>
 #include <QtTest/QTest>
 
+#include <atomic>
 #include <csignal>
 
 using namespace std::chrono_literals;
@@ -50,15 +52,7 @@ private:
     QString m_name;
 };
 
-QString backendError(const std::function<void()> &call)
-{
-    try {
-        call();
-    } catch (const QSimbaBackendError &e) {
-        return e.message();
-    }
-    return {};
-}
+using SqlTest::backendError;
 } // namespace
 
 QString SqlServerTest::newPrefix()
@@ -294,6 +288,27 @@ void SqlServerTest::closeReturnsWhileTheServerIsFrozen()
     QVERIFY2(destroyed < 3 * CallBoundMs, qPrintable(QStringLiteral("close took %1ms, destruction %2ms").arg(closed).arg(destroyed)));
 }
 
+void SqlServerTest::subscriptionEndsWhileTheServerIsFrozen()
+{
+    // PostgreSQL's subscription probes its connection every second: with the server frozen
+    // the probe blocks, and destroying the subscription must not wait for it.
+    const auto b = Backend::fromUrl(url(QStringLiteral("prefix=%1&statementTimeout=500ms&connectTimeout=1s").arg(newPrefix())));
+    const auto s = b->openSession(30s).id;
+    std::atomic<int> hints{0};
+    auto subscription = b->subscribe([&](const QSimbaLeaseBackend::Hint &) { ++hints; });
+    if (b->capabilities().releaseHints) {
+        // Armed: a release reaches it.
+        QTRY_VERIFY_WITH_TIMEOUT((b->release(s, {{a, b->acquire(s, {a}).value(a).token}}), hints.load() > 0), 10000);
+    }
+    Frozen frozen(serverPid());
+    QTest::qWait(1500); // lets a probe start against the frozen server (time passing is the point)
+    QElapsedTimer timer;
+    timer.start();
+    subscription.reset();
+    qInfo("the subscription ended %lld ms after its destruction began", timer.elapsed());
+    QVERIFY2(timer.elapsed() < 2500, qPrintable(QStringLiteral("%1ms").arg(timer.elapsed())));
+}
+
 void SqlServerTest::pausedClientCannotStallThePrefix()
 {
     // A contender process is stopped inside a call, holding the version row: the server's
@@ -354,28 +369,33 @@ void SqlServerTest::leastPrivilegeRoleRunsEveryCall()
     QVERIFY2(!ddl.isEmpty(), "no DDL block in docs/backend-sql.md");
     const QUrl app = prepareLeastPrivilege(ddl);
     QVERIFY2(!app.isEmpty(), "preparing the database and role failed");
-    const auto b = Backend::fromUrl(app);
-    const auto x = QSimbaLeaseName::of(QStringLiteral("x"));
-    const auto s = b->openSession(30s, {{QStringLiteral("k"), QStringLiteral("v")}}).id;
-    QVERIFY(b->keepAlive(s, 30s, {}).isLive);
-    const auto granted = b->acquire(s, {x}).value(x);
-    QVERIFY(granted.isGranted);
-    QCOMPARE(b->keepAlive(s, 30s, {x}).owned, QSet<QSimbaLeaseName>{x});
-    b->join(s, QStringLiteral("g"));
-    QCOMPARE(b->members(QStringLiteral("g")), QList<QSimbaSessionId>{s});
-    const auto view = b->inspect();
-    QCOMPARE(view.sessions.size(), 1);
-    QCOMPARE(view.leases.size(), 1);
-    b->release(s, {{x, granted.token}});
-    b->leave(s, QStringLiteral("g"));
-    const auto subscription = b->subscribe([](const QSimbaLeaseBackend::Hint &) {});
-    // A second client connects and reads the schema version: still no DDL.
-    const auto other = Backend::fromUrl(app);
-    const auto o = other->openSession(30s).id;
-    const auto again = other->acquire(o, {x}).value(x);
-    QVERIFY(again.isGranted);
-    QVERIFY(again.token > granted.token);
-    other->closeSession(o);
-    b->closeSession(s);
-    QVERIFY(!b->keepAlive(s, 30s, {}).isLive);
+    // A QSimbaError here (e.g. "permission denied" for DDL) fails the test with its message.
+    try {
+        const auto b = Backend::fromUrl(app);
+        const auto x = QSimbaLeaseName::of(QStringLiteral("x"));
+        const auto s = b->openSession(30s, {{QStringLiteral("k"), QStringLiteral("v")}}).id;
+        QVERIFY(b->keepAlive(s, 30s, {}).isLive);
+        const auto granted = b->acquire(s, {x}).value(x);
+        QVERIFY(granted.isGranted);
+        QCOMPARE(b->keepAlive(s, 30s, {x}).owned, QSet<QSimbaLeaseName>{x});
+        b->join(s, QStringLiteral("g"));
+        QCOMPARE(b->members(QStringLiteral("g")), QList<QSimbaSessionId>{s});
+        const auto view = b->inspect();
+        QCOMPARE(view.sessions.size(), 1);
+        QCOMPARE(view.leases.size(), 1);
+        b->release(s, {{x, granted.token}});
+        b->leave(s, QStringLiteral("g"));
+        const auto subscription = b->subscribe([](const QSimbaLeaseBackend::Hint &) {});
+        // A second client connects and reads the schema version: still no DDL.
+        const auto other = Backend::fromUrl(app);
+        const auto o = other->openSession(30s).id;
+        const auto again = other->acquire(o, {x}).value(x);
+        QVERIFY(again.isGranted);
+        QVERIFY(again.token > granted.token);
+        other->closeSession(o);
+        b->closeSession(s);
+        QVERIFY(!b->keepAlive(s, 30s, {}).isLive);
+    } catch (const QSimbaError &e) {
+        QFAIL(qPrintable(e.message()));
+    }
 }

@@ -62,6 +62,7 @@ private Q_SLOTS:
     void blackHoledServerFailsEveryCallInBoundedTime();
     void resetConnectionsFailFastAndRecover();
     void closeReturnsWhileTheServerIsFrozen();
+    void subscriptionEndsWhileTheServerIsFrozen();
     void pausedClientCannotStallThePrefix();
 
 private:

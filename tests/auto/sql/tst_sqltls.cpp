@@ -6,6 +6,7 @@
 #include "postgresserver.h"
 #include "qsimbaerror.h"
 #include "qsimbasqlleasebackend.h"
+#include "sqltestsupport.h"
 #include "testcertificates.h"
 
 #include <QtCore/QTemporaryDir>
@@ -16,15 +17,7 @@ using namespace std::chrono_literals;
 using Backend = QSimbaSqlLeaseBackend;
 
 namespace {
-QString backendError(const std::function<void()> &call)
-{
-    try {
-        call();
-    } catch (const QSimbaBackendError &e) {
-        return e.message();
-    }
-    return {};
-}
+using SqlTest::backendError;
 
 QUrl withQuery(QUrl url, const QString &user, const QList<QPair<QString, QString>> &items)
 {
@@ -161,21 +154,6 @@ private Q_SLOTS:
     }
 };
 
-namespace {
-class SetupFailed : public QObject
-{
-    Q_OBJECT
-public:
-    explicit SetupFailed(const QString &error) : m_error(error) {}
-
-private Q_SLOTS:
-    void serversStartWithTls() { QFAIL(qPrintable(m_error)); }
-
-private:
-    QString m_error;
-};
-} // namespace
-
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
@@ -196,10 +174,8 @@ int main(int argc, char **argv)
         else if (!mariadb.start())
             error = mariadb.errorString();
     }
-    if (!error.isEmpty()) {
-        SetupFailed failure(error);
-        return QTest::qExec(&failure, argc, argv);
-    }
+    if (!error.isEmpty())
+        return SqlTest::runFailure(error, argc, argv);
     tst_SqlTls test(postgres, mariadb, certificates);
     return QTest::qExec(&test, argc, argv);
 }
