@@ -3,10 +3,15 @@
 
 #include <QtCore/QVariantMap>
 
+#include <algorithm>
+
 GroupModel::GroupModel(QObject *parent) : QAbstractListModel(parent)
 {
     m_clock.start();
     m_fade.setSingleShot(true);
+    // A coarse timer may fire up to 5 % early: the highlight would then outlive its time by a
+    // whole period.
+    m_fade.setTimerType(Qt::PreciseTimer);
     connect(&m_fade, &QTimer::timeout, this, &GroupModel::fade);
 }
 
@@ -141,22 +146,25 @@ void GroupModel::apply(const QString &connection, const MonitorSnapshot &snapsho
 void GroupModel::fade()
 {
     const qint64 now = m_clock.elapsed();
+    qint64 next = -1; // ms until the earliest remaining highlight ends
     for (int i = 0; i < m_rows.size(); ++i) {
         auto &moved = m_rows[i].movedAt;
         bool changed = false;
         for (auto it = moved.begin(); it != moved.end();) {
-            if (now - *it >= HighlightMs) {
+            const qint64 left = HighlightMs - (now - *it);
+            if (left <= 0) {
                 it = moved.erase(it);
                 changed = true;
             } else {
+                next = next < 0 ? left : std::min(next, left);
                 ++it;
             }
         }
         if (changed)
             Q_EMIT dataChanged(index(i), index(i), {PartitionsRole});
-        if (!moved.isEmpty())
-            m_fade.start(HighlightMs);
     }
+    if (next >= 0)
+        m_fade.start(int(next) + 1);
 }
 
 void GroupModel::removeConnection(const QString &connection)
