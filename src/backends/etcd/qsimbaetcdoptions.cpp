@@ -3,6 +3,7 @@
 #include "qsimbaetcdleasebackend.h"
 
 #include "qsimbaduration_p.h"
+#include "qsimbahostlist_p.h"
 #include "qsimbaerror.h"
 #include "qsimbaredact.h"
 
@@ -24,28 +25,13 @@ QStringList parseEndpoints(const QString &url, const QString &hosts)
 {
     if (hosts.isEmpty())
         invalid(url, QStringLiteral("no host (expected etcd://host:2379[,host:2379…]/prefix)"));
-    QStringList endpoints;
-    for (const QString &entry : hosts.split(QLatin1Char(','))) {
-        static const QRegularExpression hostPort(
-            QStringLiteral("^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._-]+)(?::([^:]*))?$"));
-        const auto match = hostPort.match(entry);
-        if (!match.hasMatch())
-            invalid(url, QStringLiteral("malformed host \"%1\" (expected host or host:port)").arg(entry));
-        QString port = match.captured(2);
-        if (port.isEmpty() && entry.endsWith(QLatin1Char(':')))
-            invalid(url, QStringLiteral("empty port in \"%1\"").arg(entry));
-        if (port.isEmpty()) {
-            port = QStringLiteral("2379");
-        } else {
-            bool ok = false;
-            const int number = port.toInt(&ok);
-            if (!ok || number < 1 || number > 65535 || !port.front().isDigit())
-                invalid(url, QStringLiteral("invalid port \"%1\" in \"%2\" (expected 1–65535)").arg(port, entry));
-        }
-        const QString endpoint = match.captured(1) + QLatin1Char(':') + port;
-        if (endpoints.contains(endpoint))
-            invalid(url, QStringLiteral("endpoint %1 is given twice").arg(endpoint));
-        endpoints.append(endpoint);
+    QString problem;
+    const QStringList endpoints = QSimbaHostList::parse(hosts, 2379, &problem);
+    if (!problem.isEmpty())
+        invalid(url, problem);
+    for (qsizetype i = 1; i < endpoints.size(); ++i) {
+        if (endpoints.indexOf(endpoints.at(i)) < i)
+            invalid(url, QStringLiteral("endpoint %1 is given twice").arg(endpoints.at(i)));
     }
     return endpoints;
 }

@@ -3,10 +3,10 @@
 #include "qsimbazookeeperleasebackend.h"
 
 #include "qsimbaduration_p.h"
+#include "qsimbahostlist_p.h"
 #include "qsimbaerror.h"
 #include "qsimbaredact.h"
 
-#include <QtCore/QRegularExpression>
 #include <QtCore/QUrlQuery>
 
 using namespace std::chrono;
@@ -50,26 +50,10 @@ QString parseHosts(const QString &url, const QString &authority)
         invalid(url, QStringLiteral("credentials go into the digest option (digest=user:password), not before the host"));
     if (authority.isEmpty())
         invalid(url, QStringLiteral("no host (expected zookeeper://host:2181[,host:2181…]/base)"));
-    QStringList hosts;
-    for (const QString &entry : authority.split(QLatin1Char(','))) {
-        static const QRegularExpression hostPort(
-            QStringLiteral("^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._-]+)(?::([^:]*))?$"));
-        const auto match = hostPort.match(entry);
-        if (!match.hasMatch())
-            invalid(url, QStringLiteral("malformed host \"%1\" (expected host or host:port)").arg(entry));
-        QString port = match.captured(2);
-        if (match.capturedLength(2) == 0 && entry.endsWith(QLatin1Char(':')))
-            invalid(url, QStringLiteral("empty port in \"%1\"").arg(entry));
-        if (port.isEmpty()) {
-            port = QStringLiteral("2181");
-        } else {
-            bool ok = false;
-            const int number = port.toInt(&ok);
-            if (!ok || number < 1 || number > 65535 || port.startsWith(QLatin1Char('+')))
-                invalid(url, QStringLiteral("invalid port \"%1\" in \"%2\" (expected 1–65535)").arg(port, entry));
-        }
-        hosts.append(match.captured(1) + QLatin1Char(':') + port);
-    }
+    QString problem;
+    const QStringList hosts = QSimbaHostList::parse(authority, 2181, &problem);
+    if (!problem.isEmpty())
+        invalid(url, problem);
     return hosts.join(QLatin1Char(','));
 }
 
