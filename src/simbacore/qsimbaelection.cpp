@@ -56,14 +56,13 @@ void QSimbaElection::start(ElectedCallback onElected, RevokedCallback onRevoked)
     cd->ensureOpen("QSimbaElection::start");
     if (d->started)
         throw QSimbaIllegalStateError(QStringLiteral("election \"%1\" is already started").arg(d->name.toString()));
+    cd->link->startElection(d->name, /*withWork=*/false);
     {
         QMutexLocker lock(&d->mutex);
         d->onElected = std::move(onElected);
         d->onRevoked = std::move(onRevoked);
     }
     d->started = true;
-    const auto name = d->name;
-    cd->link->post([name](Core &core, Nanos now) { core.startElection(now, name, Kind::Election); });
     Q_EMIT startedChanged(true);
 }
 

@@ -258,12 +258,12 @@ private:
             const Task task = effect.task;
             const bool reject = chance(m_rejectRate) && (task.type == Task::Type::Elected || task.lockResult);
             at(now() + delay, [this, cp, stream, task, reject] {
-                bool accepted = true;
+                Taken taken = Taken::Yes;
                 if (!reject)
-                    accepted = runTask(*cp, task);
+                    taken = runTask(*cp, task);
                 else
                     log(QStringLiteral("client %1 rejects a task of %2").arg(cp->index).arg(task.name.toString()));
-                cp->core->taskFinished(cp->local->now(), stream, reject, !accepted);
+                cp->core->taskFinished(cp->local->now(), stream, reject, taken);
                 settle(*cp);
             });
             break;
@@ -289,8 +289,8 @@ private:
         }
     }
 
-    //! Runs a task as the API would; false declines a lock result.
-    bool runTask(Client &c, const Task &task)
+    //! Runs a task as the API would; says how a lock result was taken.
+    Taken runTask(Client &c, const Task &task)
     {
         const QString name = task.name.toString();
         if (task.lockResult)
@@ -309,7 +309,7 @@ private:
                     fail(QStringLiteral("client %1: elected %2 of %3 before revoked %4").arg(c.index).arg(task.term->token).arg(name).arg(open));
                 open = task.term->token;
                 log(QStringLiteral("client %1 elected %2 token %3").arg(c.index).arg(name).arg(open));
-                if (task.withWork)
+                if (task.withWork && task.term->beginWork()) // as the runtime does
                     m_work.push_back({c.index, task.term, uniform(0ms, 300ms), chance(0.05)});
             } else {
                 if (open != task.term->token)
@@ -337,19 +337,21 @@ private:
         case Task::Type::Status:
             break;
         }
-        return true;
+        return Taken::Yes;
     }
 
-    bool lockResult(Client &c, const Task &task)
+    Taken lockResult(Client &c, const Task &task)
     {
         const bool cancelled = m_cancelled.count(task.promise) > 0;
-        if (task.term && (cancelled || !task.term->isValid()))
-            return false; // declined: released (cancelled) or contended again (ended)
+        if (task.term && cancelled)
+            return Taken::Release; // the caller is gone: released
+        if (task.term && !task.term->isValid())
+            return Taken::Retry; // ended before it was handed over: contended again
         m_open.erase(task.promise);
         if (!task.term) {
             log(QStringLiteral("client %1 lock waiter %2 answered without a term (failure %3)")
                     .arg(c.index).arg(task.promise).arg(int(task.failure)));
-            return true;
+            return Taken::Yes;
         }
         const qint64 token = task.term->token;
         log(QStringLiteral("client %1 holds lock %2 token %3").arg(c.index).arg(task.name.toString()).arg(token));
@@ -360,7 +362,7 @@ private:
             cp->core->releaseLock(cp->local->now(), name, token, promise());
             settle(*cp);
         });
-        return true;
+        return Taken::Yes;
     }
 
     void granted(int client, const TermPtr &term)

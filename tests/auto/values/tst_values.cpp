@@ -10,6 +10,8 @@
 #include <QtCore/QPromise>
 #include <QtTest/QTest>
 
+#include <ctime>
+
 using namespace std::chrono_literals;
 
 class tst_Values : public QObject
@@ -192,6 +194,24 @@ private Q_SLOTS:
             QCOMPARE(e.timeout(), std::chrono::nanoseconds(5s));
             QCOMPARE(e.message(), QStringLiteral("lock \"invoice-42\" not acquired within 5s"));
         }
+    }
+
+    void systemTickerIsTheBootTimeClock()
+    {
+        // CLOCK_BOOTTIME counts time the host was suspended; the steady clock does not.
+#if defined(Q_OS_LINUX)
+        const auto boot = [] {
+            timespec ts{};
+            clock_gettime(CLOCK_BOOTTIME, &ts);
+            return std::chrono::nanoseconds(std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec));
+        };
+        const auto before = boot();
+        const auto ticker = QSimbaTicker::system()->now();
+        const auto after = boot();
+        QVERIFY(before <= ticker && ticker <= after);
+#else
+        QSKIP("CLOCK_BOOTTIME is Linux only; elsewhere the system ticker is the steady clock");
+#endif
     }
 };
 
