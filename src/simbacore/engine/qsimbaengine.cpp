@@ -329,6 +329,10 @@ void Core::taskFinished(Nanos now, const QString &stream, bool rejected, Taken t
                     beginHandover(now, e, Reason::SteppedDown, After::Cooldown, m_options.config.leaseDuration());
                 } else if (w != e.waiters.end()) {
                     resumeLock(now, e, w, m_options.config.leaseDuration()); // the term ended first
+                } else {
+                    // Dropped by close() while its result was on its way: the future still
+                    // completes, here, since its continuation cannot run where it should.
+                    m_effects.push_back(Effect::resolve(task.promise, nullptr, Failure::Closed));
                 }
             } else if (taken == Taken::Retry && w != e.waiters.end() && !w->cancelled) {
                 // The term ended before it could be handed over: keep contending.
@@ -1242,6 +1246,11 @@ void Core::grantWaiter(Nanos now, Election &e)
 void Core::resumeLock(Nanos now, Election &e, std::deque<Waiter>::iterator w, Nanos cooldown)
 {
     w->granted = false;
+    if (m_closing) {
+        answerWaiter(e, *w, nullptr, Failure::Closed);
+        e.waiters.erase(w);
+        return;
+    }
     if (e.phase == Status::Idle) {
         startContending(now, e, {Kind::Lock, true, false});
         if (cooldown > 0ns) {
