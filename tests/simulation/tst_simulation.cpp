@@ -60,9 +60,10 @@ public:
             return QSimbaSessionId::of(QStringLiteral("s%1-%2").arg(m_seed).arg(++m_sessions));
         });
         m_subscription = m_backend->subscribe([this](const Backend::Hint &h) { m_hints.push_back(h); });
-        // Seeds 3, 7, 11, …: the backend grants half the lease asked (Redis maxLease).
+        // Seeds 3, 7, 11, … (3 s leases): the backend grants a quarter of the lease asked,
+        // less than the renewal period (Redis maxLease).
         if (seed % 4 == 3)
-            m_backend->setMaxLease(duration_cast<Millis>(m_config.leaseDuration() / 2));
+            m_backend->setMaxLease(duration_cast<Millis>(m_config.leaseDuration() / 4));
         // Seeds 25, 50, 75, 100: every client also contends for 200 more names.
         if (seed % 25 == 0)
             for (int i = 0; i < 200; ++i)
@@ -527,7 +528,8 @@ private:
             c.core->acquireLock(c.local->now(), lock, waiter, timeout, tryOnce);
             if (direct && chance(0.5)) {
                 Client *cp = &c;
-                at(now() + uniform(0ms, 300ms), [this, cp, waiter, lock] { interrupt(*cp, waiter, lock); });
+                const Nanos when = chance(0.5) ? uniform(0ms, 10ms) : uniform(0ms, 300ms); // often near the grant
+                at(now() + when, [this, cp, waiter, lock] { interrupt(*cp, waiter, lock); });
             }
         } else if (action < 7) {
             if (c.waiters.empty())
@@ -682,12 +684,26 @@ private:
         m_rejectRate = 0;
         m_slowRate = 0; // a slow answer (up to 0.8 s) is a fault to a 300 ms lease
         const Nanos start = now();
+        // Session losses and acquire calls are counted after this (stalled calls answered).
         const Nanos settled = start + 5400ms + 2 * m_config.leaseDuration();
         const Nanos end = start + quietBound();
         log(QStringLiteral("quiet: faults stop; liveness is checked at %1ms").arg(end.count() / 1e6, 0, 'f', 3));
         std::map<int, std::pair<QSimbaSessionId, qint64>> atSettled; // client → (session, acquire calls)
         bool settledSeen = false;
         while (now() < end) {
+            // Users go on using locks and groups for a while (no faults): acquires,
+            // interrupts, cancels, groups started and stopped with joins in flight.
+            if (now() < settled && chance(0.02)) {
+                std::vector<Client *> live;
+                for (auto &c : m_clients)
+                    if (!c->closing)
+                        live.push_back(c.get());
+                if (!live.empty()) {
+                    Client &c = *live[std::uniform_int_distribution<size_t>(0, live.size() - 1)(m_random)];
+                    lockOrGroupAction(c);
+                    settle(c);
+                }
+            }
             if (!processOne())
                 scheduleAction(now() + 10ms);
             check();
@@ -730,8 +746,20 @@ private:
         std::sort(expected.begin(), expected.end());
         if (!expected.isEmpty())
             for (int p = 0; p < 6; ++p)
-                if (!validTerm(QStringLiteral("g.%1").arg(p)))
+                if (!validTerm(QStringLiteral("g.%1").arg(p))) {
+                    for (Client *c : live) {
+                        const auto owned = c->core->groupPartitions(QStringLiteral("g"));
+                        QString state;
+                        for (const auto &e : c->core->snapshot(c->local->now()).elections)
+                            if (e.name.toString() == QStringLiteral("g.%1").arg(p))
+                                state = QSimbaElection::statusName(e.status);
+                        log(QStringLiteral("client %1 session %2 group %3 owns %4 state %5")
+                                .arg(c->index).arg(c->core->sessionId().toString()).arg(c->groupStarted)
+                                .arg(QStringList([&] { QStringList l; for (int x : owned) l << QString::number(x); return l; }()).join(QLatin1Char(',')), state));
+                    }
+                    log(QStringLiteral("members: %1").arg([&] { QStringList l; for (const auto &m : m_backend->members(QStringLiteral("g"))) l << m.toString(); return l.join(QLatin1Char(' ')); }()));
                     fail(QStringLiteral("liveness: partition g.%1 has live members but no valid term").arg(p));
+                }
         const auto members = m_backend->members(QStringLiteral("g"));
         if (members != expected)
             fail(QStringLiteral("liveness: group g has %1 members, %2 clients run it").arg(members.size()).arg(expected.size()));

@@ -1362,9 +1362,12 @@ void Core::stopGroup(Nanos now, const QString &group, quint64 promise)
     if (promise)
         g.promises.push_back(promise);
     g.owned.clear();
-    for (auto &[name, e] : m_elections)
-        if (e.group == group)
+    for (auto &[name, e] : m_elections) {
+        if (e.group == group) {
+            e.restart = false; // a partition that moved back while handing over stops too
             stopContending(now, e);
+        }
+    }
     checkGroupStopped(now, g);
     pump(now);
 }

@@ -60,7 +60,7 @@ private Q_SLOTS:
             const QString rule = expected.startsWith(QLatin1String("a b")) ? QStringLiteral("has the character ' ' at position 1")
                                                                           : expected;
             QVERIFY2(message.contains(rule), qPrintable(message));
-            if (!name.isEmpty() && name.size() <= 128)
+            if (!name.isEmpty()) // every name error quotes the name, a long one too
                 QVERIFY2(message.contains(QLatin1Char('"') + name + QLatin1Char('"')), qPrintable(message));
         }
     }
@@ -193,6 +193,24 @@ private Q_SLOTS:
             QCOMPARE(e.name(), QStringLiteral("invoice-42"));
             QCOMPARE(e.timeout(), std::chrono::nanoseconds(5s));
             QCOMPARE(e.message(), QStringLiteral("lock \"invoice-42\" not acquired within 5s"));
+        }
+    }
+
+    void nameErrorsQuoteTheNameAndCountRight()
+    {
+        const QString long129(129, QLatin1Char('x'));
+        try {
+            (void)QSimbaLeaseName::of(long129);
+            QFAIL("a 129-character name was accepted");
+        } catch (const QSimbaInvalidArgumentError &e) {
+            QVERIFY2(e.message().contains(QLatin1Char('"') + long129 + QLatin1Char('"')), qPrintable(e.message()));
+            QVERIFY2(e.message().contains(QStringLiteral("129 characters")), qPrintable(e.message()));
+        }
+        try {
+            QSimbaLeaseName::validateGroup(QString(127, QLatin1Char('g')), 1);
+            QFAIL("a group whose partition name is 129 characters was accepted");
+        } catch (const QSimbaInvalidArgumentError &e) {
+            QVERIFY2(e.message().contains(QStringLiteral("with 1 partition:")), qPrintable(e.message()));
         }
     }
 
