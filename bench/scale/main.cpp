@@ -2,7 +2,8 @@
 // Scale of one client: N elections held by client A, the same N contended by client B.
 // Prints, per N: B's keepAlive and acquire calls per renew interval (against the budget of
 // one keepAlive and ⌈N/64⌉ acquires), names per acquire call, the process's CPU while A
-// alone holds all N (idle) and while B contends, RSS, and how long A took to lead all N.
+// alone holds all N (idle) and while B contends, the process's RSS (both clients), how long
+// A took to lead all N, and how long closing A (releasing all N) took.
 //
 //   qsimba_bench_scale [--window S] [--counts 100,1000,10000] [memory | URL | --redis]
 //
@@ -180,8 +181,9 @@ int main(int argc, char **argv)
                 break;
             }
         }
-        // Idle: A holds every name; nothing else happens.
-        spin(1s);
+        // Idle: A holds every name; nothing else happens (once the callbacks of the wins,
+        // three per name, have run on this thread).
+        spin(5s);
         double cpu0 = cpuSeconds();
         QElapsedTimer idle;
         idle.start();

@@ -181,7 +181,12 @@ void QSimbaPrivate::shutdown()
 
 bool QSimbaPrivate::mayWait() const
 {
-    return !insideCallback() && !link->runtime->isEngineThread();
+    return link->mayWait();
+}
+
+bool QSimbaLink::mayWait() const
+{
+    return !QSimbaPrivate::insideCallback() && !runtime->isEngineThread();
 }
 
 quint64 QSimbaLink::add(Completer completer, bool direct)

@@ -63,6 +63,9 @@ public:
     void startElection(const QSimbaLeaseName &name, bool withWork);
     //! Completes every promise left (at shut-down: nobody else will).
     void completeAll();
+    //! May this thread block on a QSimba future? Not inside a callback or leader work, nor
+    //! on the engine thread: what it would wait for may need that very thread.
+    bool mayWait() const;
 
     //! Leader work: one thread per term.
     using Work = std::function<void(const QSimbaTerm &)>;

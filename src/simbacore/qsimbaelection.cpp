@@ -4,6 +4,7 @@
 #include "qsimba_p.h"
 #include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
+#include "qsimbaseedname_p.h"
 
 /*!
     \class QSimbaElection
@@ -113,22 +114,10 @@ std::unique_ptr<QSimbaLeaderTask> QSimbaElection::schedule(const QSimbaSchedule 
 
 QString QSimbaElection::statusName(Status status)
 {
-    switch (status) {
-    case Status::Idle: return QStringLiteral("IDLE");
-    case Status::Candidate: return QStringLiteral("CANDIDATE");
-    case Status::Leader: return QStringLiteral("LEADER");
-    case Status::Cooldown: return QStringLiteral("COOLDOWN");
-    case Status::Handover: return QStringLiteral("HANDOVER");
-    }
-    return {};
+    return qsimbaSeedName(status);
 }
 
 QString QSimbaElection::kindName(Kind kind)
 {
-    switch (kind) {
-    case Kind::Election: return QStringLiteral("ELECTION");
-    case Kind::Lock: return QStringLiteral("LOCK");
-    case Kind::Group: return QStringLiteral("GROUP");
-    }
-    return {};
+    return qsimbaSeedName(kind);
 }

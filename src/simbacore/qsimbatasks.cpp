@@ -55,7 +55,7 @@ public:
             direct = m_direct;
         }
         auto link = m_link.lock();
-        if (!link || direct.isFinished() || QSimbaPrivate::insideCallback() || link->runtime->isEngineThread())
+        if (!link || direct.isFinished() || !link->mayWait())
             return;
         direct.waitForFinished();
     }

@@ -4,6 +4,7 @@
 #include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
 #include "qsimbaterm_p.h"
+#include "qsimbaseedname_p.h"
 
 /*!
     \class QSimbaTerm
@@ -128,14 +129,7 @@ QFuture<QSimbaTerm::RevokeReason> QSimbaTerm::revoked() const
 
 QString QSimbaTerm::reasonName(RevokeReason reason)
 {
-    switch (reason) {
-    case RevokeReason::Stopped: return QStringLiteral("STOPPED");
-    case RevokeReason::SteppedDown: return QStringLiteral("STEPPED_DOWN");
-    case RevokeReason::SessionExpired: return QStringLiteral("SESSION_EXPIRED");
-    case RevokeReason::DeadlinePassed: return QStringLiteral("DEADLINE_PASSED");
-    case RevokeReason::TakenOver: return QStringLiteral("TAKEN_OVER");
-    }
-    return QString();
+    return qsimbaSeedName(reason);
 }
 
 QDebug operator<<(QDebug dbg, const QSimbaTerm &term)
