@@ -9,6 +9,7 @@
 //
 // memory (the default) uses the in-memory backend; a URL (redis://127.0.0.1:6379/0) any
 // backend the factory knows; --redis starts a redis-server with the tests' fixture.
+// QSIMBA_BENCH_TRACE=1 prints every acquire result.
 #include "qsimba.h"
 #include "qsimbabackendfactory.h"
 #include "qsimbamemoryleasebackend.h"
@@ -39,7 +40,7 @@ class CountingBackend final : public QSimbaLeaseBackend
 public:
     explicit CountingBackend(std::unique_ptr<QSimbaLeaseBackend> inner) : m_inner(std::move(inner)) {}
 
-    std::atomic<qint64> keepAlives{0}, acquires{0}, acquiredNames{0}, releases{0};
+    std::atomic<qint64> keepAlives{0}, acquires{0}, acquiredNames{0}, releases{0}, granted{0};
 
     Capabilities capabilities() const override { return m_inner->capabilities(); }
     QString describe() const override { return m_inner->describe(); }
@@ -57,7 +58,14 @@ public:
     {
         ++acquires;
         acquiredNames += names.size();
-        return m_inner->acquire(session, names);
+        auto results = m_inner->acquire(session, names);
+        for (const auto &r : std::as_const(results))
+            granted += r.isGranted;
+        if (qEnvironmentVariableIsSet("QSIMBA_BENCH_TRACE"))
+            for (auto it = results.cbegin(); it != results.cend(); ++it)
+                std::fprintf(stderr, "acquire %s: %s token %lld holder %s\n", qPrintable(it.key().toString()),
+                             it->isGranted ? "granted" : "held", it->token, qPrintable(it->holder.toString()));
+        return results;
     }
     void release(const QSimbaSessionId &session, const QHash<QSimbaLeaseName, qint64> &leases) override
     {
@@ -168,7 +176,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < n; ++i)
             names.append(QStringLiteral("b%1-%2.n%3").arg(QCoreApplication::applicationPid()).arg(run).arg(i));
 
-        auto a = QSimba::builder().backend(make()).config(config).build();
+        auto a = QSimba::builder().backend(std::make_unique<CountingBackend>(make())).config(config).build();
         QElapsedTimer clock;
         clock.start();
         for (const auto &name : std::as_const(names))
