@@ -3,6 +3,8 @@
 // revoke reason, candidates, callbacks, close.
 #include "enginedriver.h"
 
+#include "qsimbapartitionassignment.h"
+
 #include <QtTest/QTest>
 
 using namespace std::chrono_literals;
@@ -666,6 +668,47 @@ private Q_SLOTS:
         c->advance(deadline - c->now() + 1ms);
         QVERIFY(c->resolved.contains(DirectPromise | 10));
         QVERIFY(c->core.isClosed());
+    }
+
+    void stoppedGroupLeavesAfterAPartitionMovedBackDuringItsHandover()
+    {
+        const QString g = QStringLiteral("g");
+        auto x = client(1);
+        x->core.startGroup(x->now(), g, 8);
+        x->advance(100ms); // x alone: it leads all 8, their work running
+        QCOMPARE(x->terms.size(), 8);
+        auto y = client(2);
+        const QList<QSimbaSessionId> both = [&] {
+            QList<QSimbaSessionId> l{x->core.sessionId(), y->core.sessionId()};
+            std::sort(l.begin(), l.end());
+            return l;
+        }();
+        const auto mine = QSimbaPartitionAssignment::partitionsOf(x->core.sessionId(), 8, both);
+        int moving = -1;
+        for (int p = 0; p < 8 && moving < 0; ++p)
+            if (!mine.contains(p))
+                moving = p;
+        QVERIFY(moving >= 0);
+        y->core.startGroup(y->now(), g, 8);
+        EngineDriver::advance({x.get(), y.get()}, 1100ms); // x's refresh: `moving` hands over to y
+        const auto name = QSimbaLeaseName::of(QStringLiteral("g.%1").arg(moving));
+        const auto status = [&](EngineDriver &d) {
+            for (const auto &e : d.core.snapshot(d.now()).elections)
+                if (e.name == name)
+                    return e.status;
+            return Status::Idle;
+        };
+        QCOMPARE(status(*x), Status::Handover); // its work has not exited
+        y->core.stopGroup(y->now(), g, 0);
+        EngineDriver::advance({x.get(), y.get()}, 1s); // y left; x's refresh moves it back
+        QCOMPARE(status(*x), Status::Handover);
+        x->core.stopGroup(x->now(), g, DirectPromise | 5);
+        for (const auto &t : std::as_const(x->terms))
+            x->core.workExited(x->now(), t.name(), t.token());
+        x->advance(2s);
+        QCOMPARE(status(*x), Status::Idle); // stopped, not contending again
+        QVERIFY(x->backend.members(g).isEmpty());
+        QVERIFY(x->resolved.contains(DirectPromise | 5));
     }
 };
 
