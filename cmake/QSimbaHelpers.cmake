@@ -1,32 +1,97 @@
 # SPDX-License-Identifier: Apache-2.0
-# qsimba_add_library(<Component> TARGET <target> [HEADERS …] [SOURCES …] [PUBLIC_LIBS …] [PRIVATE_LIBS …])
-# Declares one exported component: QSimba::<Component>, its export header, its installed
-# public headers and its own export set (QSimba<Component>Targets.cmake).
+# qsimba_add_library(<Component> TARGET <target> [INTERNAL_TESTS] [HEADERS …] [SOURCES …]
+#                    [PUBLIC_LIBS …] [PRIVATE_LIBS …])
+# Declares one exported component: QSimba::<Component> (shared unless BUILD_SHARED_LIBS is
+# OFF), its export header, its installed public headers with their CamelCase forwarding
+# headers (<QSimba/QSimbaLock>), and its own export set (QSimba<Component>Targets.cmake).
+# INTERNAL_TESTS also makes <target>Internal, a static archive of the very same object files
+# for the tests that drive private classes (the engine core) which a shared library hides.
 function(qsimba_add_library component)
-    cmake_parse_arguments(arg "" "TARGET" "HEADERS;SOURCES;PUBLIC_LIBS;PRIVATE_LIBS" ${ARGN})
+    cmake_parse_arguments(arg "INTERNAL_TESTS" "TARGET" "HEADERS;SOURCES;PUBLIC_LIBS;PRIVATE_LIBS" ${ARGN})
     set(target ${arg_TARGET})
-    add_library(${target} ${arg_SOURCES} ${arg_HEADERS})
+    string(TOLOWER ${target} lower)
+    set(targets ${target})
+    if(arg_INTERNAL_TESTS)
+        # Compiled once, as for the shared library (its export macro defined), linked twice.
+        add_library(${target}Objects OBJECT ${arg_SOURCES} ${arg_HEADERS})
+        target_compile_definitions(${target}Objects PRIVATE ${target}_EXPORTS)
+        add_library(${target} $<TARGET_OBJECTS:${target}Objects>)
+        list(APPEND targets ${target}Objects)
+        if(QSIMBA_BUILD_TESTS)
+            add_library(${target}Internal STATIC EXCLUDE_FROM_ALL $<TARGET_OBJECTS:${target}Objects>)
+            list(APPEND targets ${target}Internal)
+        endif()
+    else()
+        add_library(${target} ${arg_SOURCES} ${arg_HEADERS})
+    endif()
     add_library(QSimba::${component} ALIAS ${target})
     set_target_properties(${target} PROPERTIES
         EXPORT_NAME ${component}
         OUTPUT_NAME QSimba${component}
         VERSION ${PROJECT_VERSION}
         SOVERSION ${PROJECT_VERSION_MAJOR})
-    string(TOLOWER ${target} lower)
     generate_export_header(${target} BASE_NAME ${target}
         EXPORT_FILE_NAME "${CMAKE_CURRENT_BINARY_DIR}/${lower}_export.h")
-    target_include_directories(${target} PUBLIC
-        "$<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}>"
-        "$<BUILD_INTERFACE:${CMAKE_CURRENT_BINARY_DIR}>"
-        "$<INSTALL_INTERFACE:${QSIMBA_INSTALL_INCLUDEDIR}>"
-        "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
+    qsimba_forwarding_headers(forwarders ${arg_HEADERS})
+    foreach(t IN LISTS targets)
+        target_include_directories(${t} PUBLIC
+            "$<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}>"
+            "$<BUILD_INTERFACE:${CMAKE_CURRENT_BINARY_DIR}>"
+            "$<BUILD_INTERFACE:${QSIMBA_FORWARDING_DIR}>"
+            "$<INSTALL_INTERFACE:${QSIMBA_INSTALL_INCLUDEDIR}>"
+            "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
+    endforeach()
     target_link_libraries(${target} PUBLIC ${arg_PUBLIC_LIBS} PRIVATE ${arg_PRIVATE_LIBS})
+    if(arg_INTERNAL_TESTS)
+        target_link_libraries(${target}Objects PUBLIC ${arg_PUBLIC_LIBS} PRIVATE ${arg_PRIVATE_LIBS})
+        if(QSIMBA_BUILD_TESTS)
+            target_link_libraries(${target}Internal PUBLIC ${arg_PUBLIC_LIBS} ${arg_PRIVATE_LIBS})
+        endif()
+    endif()
     install(TARGETS ${target} EXPORT QSimba${component}Targets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-    install(FILES ${arg_HEADERS} "${CMAKE_CURRENT_BINARY_DIR}/${lower}_export.h"
+    install(FILES ${arg_HEADERS} ${forwarders} "${CMAKE_CURRENT_BINARY_DIR}/${lower}_export.h"
         DESTINATION "${QSIMBA_INSTALL_INCLUDEDIR}")
     install(EXPORT QSimba${component}Targets NAMESPACE QSimba::
         DESTINATION "${QSIMBA_INSTALL_CMAKEDIR}")
+endfunction()
+
+# qsimba_forwarding_headers(<out-var> <header>…)
+# Writes, as Qt does for its classes, one header per public class or namespace named after it
+# (QSimbaLock → #include "qsimbalock.h") into ${QSIMBA_FORWARDING_DIR}/QSimba and returns
+# their paths for installation beside the real headers.
+function(qsimba_forwarding_headers out)
+    set(files)
+    foreach(header IN LISTS ARGN)
+        get_filename_component(abs "${header}" ABSOLUTE)
+        get_filename_component(name "${header}" NAME)
+        file(STRINGS "${abs}" lines REGEX "^(class|namespace|QSIMBA_DECLARE_ERROR)[ (]")
+        foreach(line IN LISTS lines)
+            if(line MATCHES ";[ \t]*$") # a forward declaration
+                continue()
+            endif()
+            set(class "")
+            if(line MATCHES "^(class|namespace)( +QSIMBA[A-Z]*_EXPORT)? +(QSimba[A-Za-z0-9]*)")
+                set(class ${CMAKE_MATCH_3})
+            elseif(line MATCHES "^QSIMBA_DECLARE_ERROR\\((QSimba[A-Za-z0-9]*)")
+                set(class ${CMAKE_MATCH_1})
+            endif()
+            if(class)
+                set(file "${QSIMBA_FORWARDING_DIR}/QSimba/${class}")
+                set(content "#include \"${name}\"\n")
+                set(old "")
+                if(EXISTS "${file}")
+                    file(READ "${file}" old)
+                endif()
+                if(NOT old STREQUAL content)
+                    file(WRITE "${file}" "${content}")
+                endif()
+                list(APPEND files "${file}")
+            endif()
+        endforeach()
+    endforeach()
+    list(REMOVE_DUPLICATES files)
+    set(${out} ${files} PARENT_SCOPE)
 endfunction()

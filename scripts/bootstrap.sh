@@ -6,15 +6,15 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  qt6-base-dev qt6-declarative-dev qt6-tools-dev qt6-l10n-tools qt6-httpserver-dev
+  qt6-base-dev qt6-declarative-dev qt6-declarative-dev-tools qt6-tools-dev qt6-l10n-tools qt6-httpserver-dev
   qt6-websockets-dev qt6-charts-dev qml6-module-qtcharts qcoro-qt6-dev
   libqt6sql6-sqlite libqt6sql6-psql libqt6sql6-mysql
   qml6-module-qtquick qml6-module-qtquick-window qml6-module-qtquick-controls
   qml6-module-qtquick-templates qml6-module-qtquick-layouts qml6-module-qtqml-workerscript
   qml6-module-qttest
-  libhiredis-dev libzookeeper-mt-dev
+  libhiredis-dev libzookeeper-mt-dev libcurl4-openssl-dev
   redis-server redis-tools zookeeper postgresql mariadb-server mariadb-client
-  etcd-server etcd-client prometheus openssl
+  etcd-server etcd-client prometheus openssl curl
   xvfb xauth fonts-wqy-microhei ccache
 )
 

@@ -2,19 +2,17 @@
 #include "qsimbabackendfactory.h"
 #include "qsimbabackendfactorylogging_p.h"
 
-#include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
 #include "qsimbamemoryleasebackend.h"
+#include "qsimbaredact.h"
 
 #include <QtCore/QDir>
 #include <QtCore/QRegularExpression>
-#include <QtCore/QSettings>
 #include <QtCore/QStandardPaths>
 #include <QtCore/QUrlQuery>
 
 #ifdef QSIMBA_HAVE_SQL
 #include "qsimbasqlleasebackend.h"
-#include <QtSql/QSqlDatabase>
 #endif
 #ifdef QSIMBA_HAVE_REDIS
 #include "qsimbaredisleasebackend.h"
@@ -22,56 +20,27 @@
 #ifdef QSIMBA_HAVE_ZOOKEEPER
 #include "qsimbazookeeperleasebackend.h"
 #endif
+#ifdef QSIMBA_HAVE_ETCD
+#include "qsimbaetcdleasebackend.h"
+#endif
 
 #include <optional>
 
 namespace {
 
+// A backend's builder from a parsed URL; \a shown is the URL for messages.
+using FromUrl = std::unique_ptr<QSimbaLeaseBackend> (*)(const QUrl &url, const QString &shown);
+// A builder from the URL's text, for schemes whose URLs QUrl cannot hold (several hosts).
+using FromText = std::unique_ptr<QSimbaLeaseBackend> (*)(const QString &text);
+
 struct Scheme
 {
     QLatin1String name;
     QLatin1String component; // the CMake component / QSIMBA_BACKENDS entry
-    bool built;
+    FromUrl fromUrl;         // nullptr: the backend is not part of this build
+    FromText fromText = nullptr;
+    bool built() const { return fromUrl != nullptr; }
 };
-
-constexpr bool sqlBuilt =
-#ifdef QSIMBA_HAVE_SQL
-    true;
-#else
-    false;
-#endif
-constexpr bool redisBuilt =
-#ifdef QSIMBA_HAVE_REDIS
-    true;
-#else
-    false;
-#endif
-constexpr bool zookeeperBuilt =
-#ifdef QSIMBA_HAVE_ZOOKEEPER
-    true;
-#else
-    false;
-#endif
-
-const Scheme schemeTable[] = {
-    {QLatin1String("memory"), QLatin1String("core"), true},
-    {QLatin1String("sqlite"), QLatin1String("sql"), sqlBuilt},
-    {QLatin1String("postgresql"), QLatin1String("sql"), sqlBuilt},
-    {QLatin1String("postgres"), QLatin1String("sql"), sqlBuilt},
-    {QLatin1String("mysql"), QLatin1String("sql"), sqlBuilt},
-    {QLatin1String("mariadb"), QLatin1String("sql"), sqlBuilt},
-    {QLatin1String("redis"), QLatin1String("redis"), redisBuilt},
-    {QLatin1String("zookeeper"), QLatin1String("zookeeper"), zookeeperBuilt},
-};
-
-const Scheme *findScheme(const QString &scheme)
-{
-    for (const auto &s : schemeTable) {
-        if (scheme.compare(s.name, Qt::CaseInsensitive) == 0)
-            return &s;
-    }
-    return nullptr;
-}
 
 [[noreturn]] void invalid(const QString &url, const QString &why)
 {
@@ -90,7 +59,7 @@ QString schemeOf(const QString &text)
 
 void checkBuilt(const QString &shown, const Scheme &s)
 {
-    if (!s.built)
+    if (!s.built())
         invalid(shown, QStringLiteral("the %1 backend is not part of this build: configure QSimba with "
                                       "-DQSIMBA_BACKENDS=…;%1 (available schemes: %2)")
                            .arg(s.component, QSimbaBackendFactory::schemes().join(QLatin1String(", "))));
@@ -106,22 +75,6 @@ std::unique_ptr<QSimbaLeaseBackend> delegate(F &&make)
         throw QSimbaInvalidArgumentError(QSimbaBackendFactory::redacted(e.message()));
     }
 }
-
-#ifdef QSIMBA_HAVE_SQL
-void checkSqlDriver(const QString &shown, const QString &scheme)
-{
-    const QString driver = scheme == QLatin1String("sqlite") ? QStringLiteral("QSQLITE")
-        : scheme.startsWith(QLatin1String("postgres"))      ? QStringLiteral("QPSQL")
-                                                            : QStringLiteral("QMYSQL");
-    if (!QSqlDatabase::isDriverAvailable(driver)) {
-        const QString package = driver == QLatin1String("QSQLITE") ? QStringLiteral("libqt6sql6-sqlite")
-            : driver == QLatin1String("QPSQL")                     ? QStringLiteral("libqt6sql6-psql")
-                                                                   : QStringLiteral("libqt6sql6-mysql");
-        invalid(shown, QStringLiteral("the Qt SQL driver %1 is not installed (Debian: %2; available drivers: %3)")
-                           .arg(driver, package, QSqlDatabase::drivers().join(QLatin1String(", "))));
-    }
-}
-#endif
 
 std::unique_ptr<QSimbaLeaseBackend> createMemory(const QUrl &url, const QString &shown)
 {
@@ -139,33 +92,80 @@ std::unique_ptr<QSimbaLeaseBackend> createMemory(const QUrl &url, const QString 
     return std::make_unique<QSimbaMemoryLeaseBackend>(url.host());
 }
 
-std::optional<std::chrono::nanoseconds> settingDuration(const QSettings &settings, const QString &prefix,
-                                                        const QString &key)
+#ifdef QSIMBA_HAVE_SQL
+std::unique_ptr<QSimbaLeaseBackend> createSql(const QUrl &url, const QString &)
 {
-    const QVariant value = settings.value(prefix + key);
-    if (!value.isValid())
-        return std::nullopt;
-    const QString text = value.toString();
-    const auto parsed = QSimbaDuration::parse(text);
-    if (!parsed)
-        throw QSimbaInvalidArgumentError(
-            QStringLiteral("setting %1%2=\"%3\" is not a duration such as 500ms, 15s or 1m").arg(prefix, key, text));
-    return parsed;
+    // The SQL backend checks that its Qt SQL driver is installed (naming the package).
+    return QSimbaSqlLeaseBackend::fromUrl(url);
 }
-
-QString groupPrefix(const QString &group)
+#else
+constexpr FromUrl createSql = nullptr;
+#endif
+#ifdef QSIMBA_HAVE_REDIS
+std::unique_ptr<QSimbaLeaseBackend> createRedis(const QUrl &url, const QString &)
 {
-    if (group.isEmpty())
-        return {};
-    return group.endsWith(QLatin1Char('/')) ? group : group + QLatin1Char('/');
+    return QSimbaRedisLeaseBackend::fromUrl(url);
+}
+#else
+constexpr FromUrl createRedis = nullptr;
+#endif
+#ifdef QSIMBA_HAVE_ZOOKEEPER
+std::unique_ptr<QSimbaLeaseBackend> createZookeeper(const QUrl &url, const QString &)
+{
+    return QSimbaZookeeperLeaseBackend::fromUrl(url);
+}
+std::unique_ptr<QSimbaLeaseBackend> createZookeeperFromText(const QString &text)
+{
+    return QSimbaZookeeperLeaseBackend::fromUrl(text);
+}
+#else
+constexpr FromUrl createZookeeper = nullptr;
+constexpr FromText createZookeeperFromText = nullptr;
+#endif
+#ifdef QSIMBA_HAVE_ETCD
+std::unique_ptr<QSimbaLeaseBackend> createEtcd(const QUrl &url, const QString &)
+{
+    return QSimbaEtcdLeaseBackend::fromUrl(url);
+}
+std::unique_ptr<QSimbaLeaseBackend> createEtcdFromText(const QString &text)
+{
+    return QSimbaEtcdLeaseBackend::fromUrl(text); // several endpoints exist only as text
+}
+#else
+constexpr FromUrl createEtcd = nullptr;
+constexpr FromText createEtcdFromText = nullptr;
+#endif
+
+// Every scheme of every backend, built or not (so that a missing one is named): a new
+// backend adds its rows here.
+const Scheme schemeTable[] = {
+    {QLatin1String("memory"), QLatin1String("core"), createMemory},
+    {QLatin1String("sqlite"), QLatin1String("sql"), createSql},
+    {QLatin1String("postgresql"), QLatin1String("sql"), createSql},
+    {QLatin1String("postgres"), QLatin1String("sql"), createSql},
+    {QLatin1String("mysql"), QLatin1String("sql"), createSql},
+    {QLatin1String("mariadb"), QLatin1String("sql"), createSql},
+    {QLatin1String("redis"), QLatin1String("redis"), createRedis},
+    {QLatin1String("zookeeper"), QLatin1String("zookeeper"), createZookeeper, createZookeeperFromText},
+    {QLatin1String("etcd"), QLatin1String("etcd"), createEtcd, createEtcdFromText},
+    {QLatin1String("etcds"), QLatin1String("etcd"), createEtcd, createEtcdFromText},
+};
+
+const Scheme *findScheme(const QString &scheme)
+{
+    for (const auto &s : schemeTable) {
+        if (scheme.compare(s.name, Qt::CaseInsensitive) == 0)
+            return &s;
+    }
+    return nullptr;
 }
 
 } // namespace
 
 /*!
     Builds the backend of \a url without connecting. Schemes: \c sqlite, \c postgresql
-    (\c postgres), \c mysql (\c mariadb), \c redis, \c zookeeper, \c memory; the query
-    carries the backend's options. Throws QSimbaInvalidArgumentError naming the problem: a
+    (\c postgres), \c mysql (\c mariadb), \c redis, \c zookeeper, \c etcd (\c etcds),
+    \c memory; the query carries the backend's options. Throws QSimbaInvalidArgumentError naming the problem: a
     malformed URL, an unknown scheme or option, a backend missing from this build, a Qt SQL
     driver that is not installed. Passwords never appear in messages. Any thread.
 */
@@ -190,30 +190,14 @@ std::unique_ptr<QSimbaLeaseBackend> QSimbaBackendFactory::create(const QUrl &url
                            .arg(url.scheme(), schemes().join(QLatin1String(", "))));
     checkBuilt(shown, *s);
     qCDebug(lcSimbaBackendFactory) << "creating a backend for" << redacted(shown);
-    if (scheme == QLatin1String("memory"))
-        return createMemory(url, shown);
-#ifdef QSIMBA_HAVE_SQL
-    if (s->component == QLatin1String("sql")) {
-        checkSqlDriver(shown, scheme);
-        return delegate([&] { return QSimbaSqlLeaseBackend::fromUrl(url); });
-    }
-#endif
-#ifdef QSIMBA_HAVE_REDIS
-    if (scheme == QLatin1String("redis"))
-        return delegate([&] { return QSimbaRedisLeaseBackend::fromUrl(url); });
-#endif
-#ifdef QSIMBA_HAVE_ZOOKEEPER
-    if (scheme == QLatin1String("zookeeper"))
-        return delegate([&] { return QSimbaZookeeperLeaseBackend::fromUrl(url); });
-#endif
-    Q_UNREACHABLE();
-    return nullptr;
+    return delegate([&] { return s->fromUrl(url, shown); });
 }
 
 /*!
     Builds the backend of the URL \a url given as text; an empty (or blank) \a url means
-    defaultUrl(). A ZooKeeper URL with several hosts (\c{zookeeper://h1:2181,h2:2181/simba})
-    only exists in this form. Throws as create(const QUrl &).
+    defaultUrl(). A ZooKeeper or etcd URL with several hosts
+    (\c{zookeeper://h1:2181,h2:2181/simba}, \c{etcd://h1:2379,h2:2379/simba}) only exists in
+    this form. Throws as create(const QUrl &).
 */
 std::unique_ptr<QSimbaLeaseBackend> QSimbaBackendFactory::create(const QString &url)
 {
@@ -224,10 +208,8 @@ std::unique_ptr<QSimbaLeaseBackend> QSimbaBackendFactory::create(const QString &
     if (scheme.isEmpty() || !text.mid(scheme.size()).startsWith(QLatin1String("://")))
         invalid(text, QStringLiteral("malformed URL: expected scheme://…, one of %1")
                           .arg(schemes().join(QLatin1String(", "))));
-#ifdef QSIMBA_HAVE_ZOOKEEPER
-    if (scheme == QLatin1String("zookeeper"))
-        return delegate([&] { return QSimbaZookeeperLeaseBackend::fromUrl(text); });
-#endif
+    if (const Scheme *s = findScheme(scheme); s && s->fromText)
+        return delegate([&] { return s->fromText(text); });
     return create(QUrl(text, QUrl::StrictMode));
 }
 
@@ -254,14 +236,14 @@ QUrl QSimbaBackendFactory::defaultUrl()
 
 /*!
     The URL schemes this build can create, in a fixed order: always \c memory; \c sqlite,
-    \c postgresql, \c postgres, \c mysql, \c mariadb with the SQL backend; \c redis and
-    \c zookeeper with theirs.
+    \c postgresql, \c postgres, \c mysql, \c mariadb with the SQL backend; \c redis,
+    \c zookeeper, \c etcd and \c etcds with theirs.
 */
 QStringList QSimbaBackendFactory::schemes()
 {
     QStringList out;
     for (const auto &s : schemeTable) {
-        if (s.built)
+        if (s.built())
             out << QString(s.name);
     }
     return out;
@@ -269,74 +251,10 @@ QStringList QSimbaBackendFactory::schemes()
 
 /*!
     \a url (or any text quoting URLs) with passwords replaced by \c{***}: the password of
-    \c{scheme://user:password@host} and the one of a ZooKeeper \c{digest=user:password}.
+    \c{scheme://user:password@host} (also one with '/', '@', '#' or %-escapes) and the
+    secret of a \c{digest=user:password}; see QSimbaRedact::text(), which every backend uses.
 */
 QString QSimbaBackendFactory::redacted(const QString &url)
 {
-    static const QRegularExpression userInfo(QStringLiteral("([A-Za-z][A-Za-z0-9+.-]*://[^\\s/@:]*:)[^\\s/@]+@"));
-    static const QRegularExpression digest(QStringLiteral("(digest=[^:&\\s]*:)[^&\\s\"']+"));
-    QString out = url;
-    out.replace(userInfo, QStringLiteral("\\1***@"));
-    out.replace(digest, QStringLiteral("\\1***"));
-    return out;
-}
-
-/*!
-    Reads the session timing under \a group of \a settings: \c leaseDuration,
-    \c renewInterval, \c margin, \c retryJitter and \c minBackoff as durations ("15s",
-    "500ms", "1m") and \c drift as a number; a missing key keeps its default (derived values
-    follow the ones set). Throws QSimbaInvalidArgumentError for a malformed value, an
-    unknown key (\c backend aside) or a config that QSimbaConfig::Builder::build() refuses.
-*/
-QSimbaConfig QSimbaBackendFactory::configFromSettings(const QSettings &settings, const QString &group)
-{
-    const QString prefix = groupPrefix(group);
-    static const QStringList known{QStringLiteral("backend"),    QStringLiteral("leaseDuration"),
-                                   QStringLiteral("renewInterval"), QStringLiteral("drift"),
-                                   QStringLiteral("margin"),     QStringLiteral("retryJitter"),
-                                   QStringLiteral("minBackoff")};
-    const QStringList keys = settings.allKeys();
-    for (const QString &key : keys) {
-        if (!key.startsWith(prefix))
-            continue;
-        const QString local = key.mid(prefix.size());
-        if (!local.contains(QLatin1Char('/')) && !known.contains(local))
-            throw QSimbaInvalidArgumentError(QStringLiteral("unknown setting %1: known settings are %2")
-                                                 .arg(key, known.join(QLatin1String(", "))));
-    }
-    auto builder = QSimbaConfig::builder();
-    if (const auto d = settingDuration(settings, prefix, QStringLiteral("leaseDuration")))
-        builder.leaseDuration(*d);
-    if (const auto d = settingDuration(settings, prefix, QStringLiteral("renewInterval")))
-        builder.renewInterval(*d);
-    if (const auto d = settingDuration(settings, prefix, QStringLiteral("margin")))
-        builder.margin(*d);
-    if (const auto d = settingDuration(settings, prefix, QStringLiteral("retryJitter")))
-        builder.retryJitter(*d);
-    if (const auto d = settingDuration(settings, prefix, QStringLiteral("minBackoff")))
-        builder.minBackoff(*d);
-    const QVariant drift = settings.value(prefix + QLatin1String("drift"));
-    if (drift.isValid()) {
-        bool ok = false;
-        const double value = drift.toString().toDouble(&ok);
-        if (!ok)
-            throw QSimbaInvalidArgumentError(QStringLiteral("setting %1drift=\"%2\" is not a number such as 0.01")
-                                                 .arg(prefix, drift.toString()));
-        builder.drift(value);
-    }
-    return builder.build();
-}
-
-/*!
-    A client builder from \a settings: the backend of the key \c backend under \a group
-    (defaultUrl() when absent) and configFromSettings(). Add listeners or metadata, then
-    build(). Throws QSimbaInvalidArgumentError as create() and configFromSettings() do.
-*/
-QSimba::Builder QSimbaBackendFactory::fromSettings(const QSettings &settings, const QString &group)
-{
-    const QSimbaConfig config = configFromSettings(settings, group);
-    const QString url = settings.value(groupPrefix(group) + QLatin1String("backend")).toString();
-    QSimba::Builder builder = QSimba::builder();
-    builder.backend(create(url)).config(config);
-    return builder;
+    return QSimbaRedact::text(url);
 }

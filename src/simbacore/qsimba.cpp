@@ -4,6 +4,7 @@
 #include "qsimba_p.h"
 #include "qsimbaerror.h"
 #include "qsimbaleasebackend.h"
+#include "qsimbainstrumentedbackend_p.h"
 #include "qsimbalogging_p.h"
 
 #include <QtCore/QRandomGenerator>
@@ -150,6 +151,8 @@ QSimba::QSimba(Builder &&builder, QObject *parent) : QObject(parent), d_ptr(new 
     options.ticker = b.ticker;
     options.seed = QRandomGenerator::system()->generate64();
     options.metadata = b.metadata;
+    d->backendMetrics = std::make_shared<QSimbaBackendMetrics>(b.backend->describe());
+    b.backend = std::make_unique<QSimbaInstrumentedLeaseBackend>(std::move(b.backend), d->backendMetrics);
     d->link->runtime = std::make_unique<QSimbaRuntime>(options, std::move(b.backend), std::move(hooks));
     d->link->runtime->start();
 }
@@ -422,6 +425,16 @@ QSimbaSnapshot QSimba::snapshot() const
     }
     d->link->runtime->runBlocking([&](Core &core, Nanos now) { snap = core.snapshot(now); });
     return snap;
+}
+
+/*!
+    The counters of this client's backend calls, which it keeps from the start: the operator
+    endpoint exports them. Any thread may read them.
+*/
+std::shared_ptr<const QSimbaBackendMetrics> QSimba::backendMetrics() const
+{
+    Q_D(const QSimba);
+    return d->backendMetrics;
 }
 
 QFuture<void> QSimba::closeAsync()

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 
+class QSimbaBackendMetrics;
 class QSimbaLeaseBackend;
 class QSimbaTicker;
 class QSimbaPrivate;
@@ -90,6 +91,8 @@ public:
     QSimbaPartitionGroup *group(const QString &name, int partitions);
     //! The session and every started election, without calling the backend.
     QSimbaSnapshot snapshot() const;
+    //! Latency, errors and hints of this client's backend calls (thread-safe, lock-free).
+    std::shared_ptr<const QSimbaBackendMetrics> backendMetrics() const;
     //! Revokes every term (handover order), releases, closes the session; completes after the
     //! last callback ran.
     [[nodiscard]] QFuture<void> closeAsync();

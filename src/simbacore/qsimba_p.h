@@ -3,6 +3,7 @@
 #pragma once
 
 #include "qsimba.h"
+#include "qsimbabackendmetrics.h"
 #include "qsimbaschedule.h"
 #include "engine/qsimbaruntime_p.h"
 
@@ -117,6 +118,7 @@ public:
 
     QSimba *q = nullptr;
     std::shared_ptr<QSimbaLink> link;
+    std::shared_ptr<QSimbaBackendMetrics> backendMetrics;
     std::unique_ptr<QThread> callbackThread;
     QObject *callbackContext = nullptr;
     QList<QSimba::EventListener> listeners;

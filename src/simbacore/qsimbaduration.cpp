@@ -24,8 +24,38 @@ QString format(std::chrono::nanoseconds d)
     return fmt(double(ns), "ns");
 }
 
+namespace {
+// ISO-8601 durations as Spring Boot and java.time.Duration accept them: PT1M, PT0.5S,
+// PT1H30M, P1DT12H (days are 24 hours; years and months are not durations).
+std::optional<std::chrono::nanoseconds> parseIso(const QString &text)
+{
+    static const QRegularExpression re(
+        QStringLiteral("^\\s*P(?:(\\d+(?:\\.\\d+)?)D)?(?:T(?:(\\d+(?:\\.\\d+)?)H)?(?:(\\d+(?:\\.\\d+)?)M)?"
+                       "(?:(\\d+(?:\\.\\d+)?)S)?)?\\s*$"),
+        QRegularExpression::CaseInsensitiveOption);
+    const auto m = re.match(text);
+    if (!m.hasMatch())
+        return std::nullopt;
+    static constexpr double scales[] = {86400e9, 3600e9, 60e9, 1e9};
+    double ns = 0;
+    bool any = false;
+    for (int i = 0; i < 4; ++i) {
+        if (m.capturedLength(i + 1) == 0)
+            continue;
+        any = true;
+        ns += m.captured(i + 1).toDouble() * scales[i];
+    }
+    // "P" and "PT" alone name no duration.
+    if (!any || text.trimmed().endsWith(QLatin1Char('T'), Qt::CaseInsensitive) || ns > 9.2e18)
+        return std::nullopt;
+    return std::chrono::nanoseconds(qint64(ns));
+}
+} // namespace
+
 std::optional<std::chrono::nanoseconds> parse(const QString &text)
 {
+    if (text.trimmed().startsWith(QLatin1Char('P'), Qt::CaseInsensitive))
+        return parseIso(text);
     static const QRegularExpression re(
         QStringLiteral("^\\s*(\\d+(?:\\.\\d+)?)\\s*(ns|us|ms|s|m|h)\\s*$"));
     const auto m = re.match(text);

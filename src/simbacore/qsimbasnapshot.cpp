@@ -37,13 +37,31 @@ QJsonObject QSimbaElectionSnapshot::toJson() const
             {QStringLiteral("kind"), QSimbaElection::kindName(kind)}};
 }
 
+QJsonObject QSimbaGroupSnapshot::toJson() const
+{
+    QJsonArray memberList;
+    for (const auto &m : members)
+        memberList.append(m.toString());
+    QJsonArray ownedList;
+    for (int p : owned)
+        ownedList.append(p);
+    return {{QStringLiteral("name"), name},
+            {QStringLiteral("partitions"), partitions},
+            {QStringLiteral("members"), memberList},
+            {QStringLiteral("owned"), ownedList}};
+}
+
 QJsonObject QSimbaSnapshot::toJson() const
 {
     QJsonArray list;
     for (const auto &e : elections)
         list.append(e.toJson());
+    QJsonArray groupList;
+    for (const auto &g : groups)
+        groupList.append(g.toJson());
     return {{QStringLiteral("session"), session.toJson()},
             {QStringLiteral("elections"), list},
             {QStringLiteral("leaseDurationMs"), toMs(leaseDuration)},
-            {QStringLiteral("healthy"), healthy}};
+            {QStringLiteral("healthy"), healthy},
+            {QStringLiteral("groups"), groupList}};
 }

@@ -45,6 +45,21 @@ public:
     friend bool operator==(const QSimbaElectionSnapshot &, const QSimbaElectionSnapshot &) = default;
 };
 
+//! A partition group of the client: its members and the partitions assigned to this client.
+class QSIMBACORE_EXPORT QSimbaGroupSnapshot
+{
+    Q_GADGET
+public:
+    QString name;
+    int partitions = 0;
+    QList<QSimbaSessionId> members;           //!< as last read from the backend, sorted
+    QList<int> owned;                         //!< assigned to this client, ascending
+
+    //! {"name":…,"partitions":…,"members":[…],"owned":[…]}
+    QJsonObject toJson() const;
+    friend bool operator==(const QSimbaGroupSnapshot &, const QSimbaGroupSnapshot &) = default;
+};
+
 class QSIMBACORE_EXPORT QSimbaSnapshot
 {
     Q_GADGET
@@ -53,8 +68,9 @@ public:
     QList<QSimbaElectionSnapshot> elections;  //!< sorted by name
     std::chrono::nanoseconds leaseDuration{0};
     bool healthy = false;                     //!< the session is live
+    QList<QSimbaGroupSnapshot> groups;        //!< sorted by name
 
-    //! {"session":{…},"elections":[…],"leaseDurationMs":…,"healthy":…}
+    //! {"session":{…},"elections":[…],"leaseDurationMs":…,"healthy":…,"groups":[…]}
     QJsonObject toJson() const;
     friend bool operator==(const QSimbaSnapshot &, const QSimbaSnapshot &) = default;
 };

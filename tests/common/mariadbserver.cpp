@@ -31,13 +31,18 @@ bool MariaDbServer::start()
             &output)
         != 0)
         return fail(QStringLiteral("mariadb-install-db failed: ") + output);
+    QStringList tls;
+    if (!m_tls.isEmpty())
+        tls << QStringLiteral("--ssl-cert=") + m_tls.at(0) << QStringLiteral("--ssl-key=") + m_tls.at(1)
+            << QStringLiteral("--ssl-ca=") + m_tls.at(2) << QStringLiteral("--require-secure-transport=ON");
     const bool ready = launch(
         QStringLiteral("mariadbd"),
-        {QStringLiteral("--no-defaults"), QStringLiteral("--datadir=") + data, QStringLiteral("--socket=") + socket(),
+        QStringList{QStringLiteral("--no-defaults"), QStringLiteral("--datadir=") + data, QStringLiteral("--socket=") + socket(),
          QStringLiteral("--port=") + QString::number(port()), QStringLiteral("--bind-address=127.0.0.1"),
          QStringLiteral("--user=root"), QStringLiteral("--skip-log-bin"), QStringLiteral("--skip-name-resolve"),
          QStringLiteral("--pid-file=") + dir() + QStringLiteral("/mariadb.pid"),
-         QStringLiteral("--innodb-buffer-pool-size=32M"), QStringLiteral("--innodb-flush-log-at-trx-commit=2")},
+         QStringLiteral("--innodb-buffer-pool-size=32M"), QStringLiteral("--innodb-flush-log-at-trx-commit=2")}
+            + tls,
         [&] {
             return run(QStringLiteral("mariadb-admin"),
                        {QStringLiteral("--no-defaults"), QStringLiteral("--socket=") + socket(), QStringLiteral("-uroot"),
@@ -50,6 +55,10 @@ bool MariaDbServer::start()
     for (const char *host : {"localhost", "127.0.0.1"}) {
         setup += QStringLiteral("CREATE USER '%1'@'%2' IDENTIFIED BY '%3';").arg(user(), QLatin1String(host), password());
         setup += QStringLiteral("GRANT ALL ON %1.* TO '%2'@'%3';").arg(database(), user(), QLatin1String(host));
+        if (!m_tls.isEmpty())
+            setup += QStringLiteral("CREATE USER '%1'@'%2' IDENTIFIED BY '%3' REQUIRE X509;"
+                                    "GRANT ALL ON %4.* TO '%1'@'%2';")
+                         .arg(tlsUser(), QLatin1String(host), password(), database());
     }
     if (sql(setup, &output) != 0) {
         stop();

@@ -2,6 +2,7 @@
 #include "postgresserver.h"
 
 #include <QtCore/QDir>
+#include <QtCore/QFile>
 
 #include <csignal>
 
@@ -25,6 +26,42 @@ QStringList asPostgres(const QString &program, const QStringList &args)
 
 PostgresServer::PostgresServer() : TestServer(QStringLiteral("postgres")), m_bin(postgresBin()) {}
 
+void PostgresServer::setTls(const QString &cert, const QString &key, const QString &ca)
+{
+    m_tls = {cert, key, ca};
+}
+
+// Copies the TLS files where the postgres user can read them, writes a pg_hba.conf that
+// allows TCP only with TLS, and adds the ssl settings to \a args.
+bool PostgresServer::installTls(const QString &data, QStringList *args)
+{
+    const QStringList names{QStringLiteral("server.crt"), QStringLiteral("server.key"), QStringLiteral("ca.crt")};
+    for (int i = 0; i < 3; ++i) {
+        const QString target = dir() + QLatin1Char('/') + names.at(i);
+        QFile::remove(target);
+        if (!QFile::copy(m_tls.at(i), target))
+            return fail(QStringLiteral("cannot copy %1 to %2").arg(m_tls.at(i), target));
+    }
+    QFile::setPermissions(dir() + QStringLiteral("/server.key"), QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    QFile hba(data + QStringLiteral("/pg_hba.conf"));
+    if (!hba.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return fail(QStringLiteral("cannot write ") + hba.fileName());
+    hba.write(QStringLiteral("local all all trust\n"
+                             "hostssl all %1 127.0.0.1/32 scram-sha-256 clientcert=verify-full\n"
+                             "hostssl all all 127.0.0.1/32 scram-sha-256\n")
+                  .arg(tlsUser())
+                  .toUtf8());
+    hba.close();
+    QString output;
+    if (run(QStringLiteral("chown"), {QStringLiteral("-R"), QStringLiteral("postgres:postgres"), dir()}, &output) != 0)
+        return fail(QStringLiteral("chown failed: ") + output);
+    *args << QStringLiteral("-c") << QStringLiteral("ssl=on") << QStringLiteral("-c")
+          << QStringLiteral("ssl_cert_file=") + dir() + QStringLiteral("/server.crt") << QStringLiteral("-c")
+          << QStringLiteral("ssl_key_file=") + dir() + QStringLiteral("/server.key") << QStringLiteral("-c")
+          << QStringLiteral("ssl_ca_file=") + dir() + QStringLiteral("/ca.crt");
+    return true;
+}
+
 PostgresServer::~PostgresServer()
 {
     stop(); // the base's destructor would stop it the slow way
@@ -38,11 +75,11 @@ QUrl PostgresServer::url(const QString &query) const
     return u;
 }
 
-int PostgresServer::psql(const QString &sql, QString *output) const
+int PostgresServer::psql(const QString &sql, QString *output, const QString &db) const
 {
     return run(m_bin + QStringLiteral("/psql"),
                {QStringLiteral("-h"), dir(), QStringLiteral("-p"), QString::number(port()), QStringLiteral("-U"),
-                QStringLiteral("postgres"), QStringLiteral("-d"), database(), QStringLiteral("-v"),
+                QStringLiteral("postgres"), QStringLiteral("-d"), db.isEmpty() ? database() : db, QStringLiteral("-v"),
                 QStringLiteral("ON_ERROR_STOP=1"), QStringLiteral("-qAt"), QStringLiteral("-c"), sql},
                output);
 }
@@ -66,13 +103,15 @@ bool PostgresServer::start()
         != 0)
         return fail(QStringLiteral("initdb failed: ") + output);
     const QString portText = QString::number(port());
+    QStringList serverArgs{QStringLiteral("-D"), data, QStringLiteral("-p"), portText, QStringLiteral("-k"), dir(),
+                           QStringLiteral("-c"), QStringLiteral("listen_addresses=127.0.0.1"), QStringLiteral("-c"),
+                           QStringLiteral("fsync=off"), QStringLiteral("-c"), QStringLiteral("synchronous_commit=off"),
+                           QStringLiteral("-c"), QStringLiteral("full_page_writes=off")};
+    if (!m_tls.isEmpty() && !installTls(data, &serverArgs))
+        return false;
     const bool ready = launch(
         QStringLiteral("setpriv"),
-        asPostgres(m_bin + QStringLiteral("/postgres"),
-                   {QStringLiteral("-D"), data, QStringLiteral("-p"), portText, QStringLiteral("-k"), dir(),
-                    QStringLiteral("-c"), QStringLiteral("listen_addresses=127.0.0.1"), QStringLiteral("-c"),
-                    QStringLiteral("fsync=off"), QStringLiteral("-c"), QStringLiteral("synchronous_commit=off"),
-                    QStringLiteral("-c"), QStringLiteral("full_page_writes=off")}),
+        asPostgres(m_bin + QStringLiteral("/postgres"), serverArgs),
         [&] {
             return run(m_bin + QStringLiteral("/pg_isready"),
                        {QStringLiteral("-q"), QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"), portText})
@@ -80,7 +119,9 @@ bool PostgresServer::start()
         });
     if (!ready)
         return false;
-    const QString setup = QStringLiteral("CREATE ROLE %1 LOGIN PASSWORD '%2'").arg(user(), password());
+    QString setup = QStringLiteral("CREATE ROLE %1 LOGIN PASSWORD '%2'").arg(user(), password());
+    if (!m_tls.isEmpty())
+        setup += QStringLiteral("; CREATE ROLE %1 LOGIN PASSWORD '%2' IN ROLE %3").arg(tlsUser(), password(), user());
     QStringList args{QStringLiteral("-h"), dir(), QStringLiteral("-p"), portText, QStringLiteral("-U"),
                      QStringLiteral("postgres"), QStringLiteral("-d"), QStringLiteral("postgres"),
                      QStringLiteral("-v"), QStringLiteral("ON_ERROR_STOP=1"), QStringLiteral("-q"),

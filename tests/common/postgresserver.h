@@ -21,15 +21,26 @@ public:
 
     bool start() override;
     void stop() override;
+    //! Before start(): serve TLS with \a cert and \a key, trust client certificates signed by
+    //! \a ca, and refuse TCP connections without TLS; the role tlsUser() (password
+    //! password(), a member of user()) must present a client certificate whose CN is its name.
+    void setTls(const QString &cert, const QString &key, const QString &ca);
+    QString tlsUser() const { return QStringLiteral("c"); }
 
     QString user() const { return QStringLiteral("u"); }
     QString password() const { return QStringLiteral("pw"); }
     QString database() const { return QStringLiteral("simba"); }
     //! postgresql://u:pw@127.0.0.1:port/simba, plus \a query (e.g. "prefix=x_").
     QUrl url(const QString &query = {}) const;
-    //! Runs \a sql as the superuser with psql; returns its exit code, its output in \a output.
-    int psql(const QString &sql, QString *output = nullptr) const;
+    //! Runs \a sql as the superuser with psql in \a db (default: database()); returns its exit
+    //! code, its output in \a output.
+    int psql(const QString &sql, QString *output = nullptr, const QString &db = {}) const;
+    //! The postmaster's process id (the backends are its children), or 0.
+    qint64 pid() const { return m_process ? m_process->processId() : 0; }
 
 private:
+    bool installTls(const QString &data, QStringList *args);
+
     QString m_bin;
+    QStringList m_tls; // cert, key, CA
 };

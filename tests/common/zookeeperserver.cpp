@@ -13,13 +13,14 @@ ZookeeperServer::ZookeeperServer() : TestServer(QStringLiteral("zookeeper")) {}
 
 QString ZookeeperServer::hostPort() const
 {
-    return QStringLiteral("127.0.0.1:%1").arg(port());
+    const bool v6 = m_address.contains(QLatin1Char(':'));
+    return (v6 ? QLatin1Char('[') + m_address + QLatin1Char(']') : m_address) + QLatin1Char(':') + QString::number(port());
 }
 
 QByteArray ZookeeperServer::fourLetterWord(const QByteArray &command) const
 {
     QTcpSocket socket;
-    socket.connectToHost(QHostAddress::LocalHost, port());
+    socket.connectToHost(QHostAddress(m_address), port());
     if (!socket.waitForConnected(500))
         return {};
     socket.write(command);
@@ -46,12 +47,13 @@ bool ZookeeperServer::writeConfig()
                              "syncLimit=5\n"
                              "dataDir=%1\n"
                              "clientPort=%2\n"
-                             "clientPortAddress=127.0.0.1\n"
+                             "clientPortAddress=%3\n"
                              "admin.enableServer=false\n"
                              "4lw.commands.whitelist=*\n"
                              "maxClientCnxns=0\n")
                   .arg(data)
                   .arg(port())
+                  .arg(m_address)
                   .toUtf8());
     QFile log4j(dir() + QStringLiteral("/log4j.properties"));
     if (!log4j.open(QIODevice::WriteOnly | QIODevice::Truncate))

@@ -14,6 +14,8 @@ class ZookeeperServer : public TestServer
 public:
     ZookeeperServer();
 
+    //! The address the client port listens on (default 127.0.0.1; "::1" for IPv6), before start().
+    void setAddress(const QString &address) { m_address = address; }
     bool start() override;
     //! Stops the server and starts it again with the same port and data directory.
     bool restart();
@@ -21,11 +23,13 @@ public:
     //! sessions whose timeout passed meanwhile expire then.
     bool pause();
     bool resume();
-    //! "127.0.0.1:<port>"
+    //! "127.0.0.1:<port>" ("[::1]:<port>" for an IPv6 address)
     QString hostPort() const;
     //! Sends a four-letter-word command and returns the answer (empty when unreachable).
     QByteArray fourLetterWord(const QByteArray &command) const;
 
 private:
     bool writeConfig();
+
+    QString m_address = QStringLiteral("127.0.0.1");
 };

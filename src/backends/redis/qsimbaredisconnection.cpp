@@ -3,7 +3,9 @@
 
 #include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
+#include "qsimbaredact.h"
 #include "qsimbaredislogging_p.h"
+#include "qsimbaresolver_p.h"
 
 #include <hiredis/hiredis.h>
 
@@ -11,6 +13,8 @@
 
 #include <cerrno>
 #include <cstring>
+
+#include <poll.h>
 
 /*!
     \class QSimbaRedisConnection
@@ -55,6 +59,40 @@ void QSimbaRedisConnection::disconnect()
     m_context.reset();
 }
 
+void QSimbaRedisConnection::redirect(const QString &host, quint16 port)
+{
+    m_redirectHost = host;
+    m_redirectPort = port;
+    m_context.reset();
+}
+
+QString QSimbaRedisConnection::target() const
+{
+    return m_redirectHost.isEmpty() ? QSimbaRedact::hostPort(m_options.host, m_options.port)
+                                    : QSimbaRedact::hostPort(m_redirectHost, m_redirectPort);
+}
+
+QDeadlineTimer QSimbaRedisConnection::within(std::chrono::milliseconds limit) const
+{
+    const QDeadlineTimer own(limit);
+    return m_deadline.isForever() || own.deadlineNSecs() < m_deadline.deadlineNSecs() ? own : m_deadline;
+}
+
+bool QSimbaRedisConnection::waitFor(short events, QDeadlineTimer by) const
+{
+    pollfd p{m_context->fd, events, 0};
+    for (;;) {
+        const qint64 left = by.remainingTime(); // -1: forever
+        const int rc = ::poll(&p, 1, left < 0 ? -1 : int(std::min<qint64>(left, 1 << 30)));
+        if (rc > 0)
+            return true;
+        if (rc == 0)
+            return false;
+        if (errno != EINTR)
+            return true; // let the read or write report the error
+    }
+}
+
 /*!
     The choke point: turns the context's error into a QSimbaBackendError naming the server,
     \a what was attempted and the cause, and drops the (now unusable) connection.
@@ -72,22 +110,62 @@ void QSimbaRedisConnection::fail(const QString &what)
                          : QString::fromLocal8Bit(m_context->errstr);
     }
     m_context.reset();
+    if (!m_redirectHost.isEmpty()) {
+        cause += QStringLiteral(" (at %1, where the server redirected; the next call goes to %2 again)")
+                     .arg(target(), QSimbaRedact::hostPort(m_options.host, m_options.port));
+        m_redirectHost.clear();
+    }
     const QString message = m_description + QStringLiteral(": ") + what + QStringLiteral(": ") + cause;
     qCDebug(lcSimbaRedis) << message;
     throw QSimbaBackendError(message);
 }
 
+// A wait that ended at \a by: the command timeout, or the call's deadline if that came first.
+void QSimbaRedisConnection::timeOut(const QString &what, QDeadlineTimer by)
+{
+    const bool call = !m_deadline.isForever() && by.deadlineNSecs() == m_deadline.deadlineNSecs();
+    m_context.reset();
+    m_timedOut = true;
+    const QString message = m_description + QStringLiteral(": ") + what + QStringLiteral(": ")
+        + (call ? QStringLiteral("no answer within the call's time limit (connectTimeout + commandTimeout = %1)")
+                      .arg(QSimbaDuration::format(m_options.connectTimeout + m_options.commandTimeout))
+                : QStringLiteral("no answer within the command timeout (%1)")
+                      .arg(QSimbaDuration::format(m_options.commandTimeout)));
+    if (!m_redirectHost.isEmpty())
+        m_redirectHost.clear();
+    qCDebug(lcSimbaRedis) << message;
+    throw QSimbaBackendError(message);
+}
+
 /*!
-    Connects (within connectTimeout), sets the command timeout, authenticates (AUTH user
-    password, or AUTH password) and selects the database, unless already connected. Blocks;
-    throws QSimbaBackendError naming the server and the cause.
+    Resolves the host and connects (both within connectTimeout and the call's deadline),
+    authenticates (AUTH user password, or AUTH password) and selects the database, unless
+    already connected. Blocks; throws QSimbaBackendError naming the server and the cause.
 */
 void QSimbaRedisConnection::ensureConnected()
 {
     if (m_context)
         return;
-    const QByteArray host = m_options.host.toUtf8();
-    m_context.reset(redisConnectWithTimeout(host.constData(), m_options.port, toTimeval(m_options.connectTimeout)));
+    const QDeadlineTimer connectBy = within(m_options.connectTimeout);
+    const QString host = m_redirectHost.isEmpty() ? m_options.host : m_redirectHost;
+    const int port = m_redirectHost.isEmpty() ? m_options.port : m_redirectPort;
+    const auto resolved = QSimbaResolver::resolve(host, std::chrono::milliseconds(std::max<qint64>(1, connectBy.remainingTime())));
+    if (resolved.addresses.isEmpty()) {
+        m_redirectHost.clear();
+        throw QSimbaBackendError(m_description + QStringLiteral(": cannot connect: ") + resolved.error);
+    }
+    // Each address in turn (IPv4 first), all within connectTimeout.
+    for (const QString &candidate : resolved.addresses) {
+        const qint64 left = connectBy.remainingTime();
+        if (left == 0)
+            timeOut(QStringLiteral("cannot connect to %1").arg(QSimbaRedact::hostPort(host, port)), connectBy);
+        const QByteArray address = candidate.toUtf8();
+        m_context.reset(redisConnectWithTimeout(address.constData(), port, toTimeval(std::chrono::milliseconds(left))));
+        if (m_context && !m_context->err)
+            break;
+        if (candidate != resolved.addresses.constLast())
+            qCDebug(lcSimbaRedis) << "cannot connect to" << candidate << "of" << host << "- trying the next address";
+    }
     if (!m_context || m_context->err)
         fail(QStringLiteral("cannot connect within %1").arg(QSimbaDuration::format(m_options.connectTimeout)));
     if (redisSetTimeout(m_context.get(), toTimeval(m_options.commandTimeout)) != REDIS_OK)
@@ -114,7 +192,7 @@ void QSimbaRedisConnection::ensureConnected()
                                          .arg(m_description).arg(m_options.database).arg(QString::fromUtf8(error)));
         }
     }
-    qCDebug(lcSimbaRedis) << "connected to" << m_description;
+    qCDebug(lcSimbaRedis) << "connected to" << m_description << "at" << target();
 }
 
 void QSimbaRedisConnection::send(const QList<QByteArray> &args)
@@ -128,15 +206,35 @@ void QSimbaRedisConnection::send(const QList<QByteArray> &args)
     }
     if (redisAppendCommandArgv(m_context.get(), int(args.size()), argv.data(), argvlen.data()) != REDIS_OK)
         fail(QStringLiteral("cannot send %1").arg(QString::fromUtf8(args.value(0))));
+    m_commandBy = m_noReadTimeout ? m_deadline : within(m_options.commandTimeout);
 }
 
+/*!
+    Flushes what send() queued and waits for the next reply, each wait ending by the
+    command's time limit (the command timeout, or the call's deadline if earlier): a server
+    that answers slowly, byte by byte, or not at all fails here, dropping the connection.
+*/
 QSimbaRedisReply QSimbaRedisConnection::read()
 {
     if (!m_context)
         fail(QStringLiteral("read"));
+    const QDeadlineTimer by = m_commandBy;
+    for (int done = 0; !done;) {
+        if (!waitFor(POLLOUT, by))
+            timeOut(QStringLiteral("cannot send"), by);
+        if (redisBufferWrite(m_context.get(), &done) != REDIS_OK)
+            fail(QStringLiteral("cannot send"));
+    }
     void *reply = nullptr;
-    if (redisGetReply(m_context.get(), &reply) != REDIS_OK || !reply)
+    if (redisGetReplyFromReader(m_context.get(), &reply) != REDIS_OK)
         fail(QStringLiteral("no reply"));
+    while (!reply) {
+        if (!waitFor(POLLIN, by))
+            timeOut(QStringLiteral("no reply"), by);
+        if (redisBufferRead(m_context.get()) != REDIS_OK || redisGetReplyFromReader(m_context.get(), &reply) != REDIS_OK)
+            fail(QStringLiteral("no reply"));
+    }
+    m_commandBy = m_noReadTimeout ? m_deadline : within(m_options.commandTimeout); // for the next reply
     return QSimbaRedisReply(static_cast<redisReply *>(reply));
 }
 
@@ -159,6 +257,8 @@ void QSimbaRedisConnection::clearReadTimeout()
 {
     if (!m_context)
         return;
+    m_noReadTimeout = true;
+    m_commandBy = m_deadline;
     if (redisSetTimeout(m_context.get(), timeval{0, 0}) != REDIS_OK)
         fail(QStringLiteral("cannot clear the read timeout"));
     if (redisEnableKeepAlive(m_context.get()) != REDIS_OK)

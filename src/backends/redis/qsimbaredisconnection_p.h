@@ -5,6 +5,7 @@
 #include "qsimbaredisleasebackend.h"
 
 #include <QtCore/QByteArray>
+#include <QtCore/QDeadlineTimer>
 #include <QtCore/QList>
 
 #include <memory>
@@ -27,7 +28,9 @@ using QSimbaRedisReply = std::unique_ptr<redisReply, QSimbaRedisReplyDeleter>;
  * failure reconnects. The one place where hiredis error codes become QSimbaBackendError
  * (naming the server and the cause; a broken connection is dropped there). Error replies
  * of the server are returned, not thrown: the caller knows what they mean.
- * Used from one thread at a time.
+ * Every wait (name resolution, connecting, sending, each read) ends at the call's deadline
+ * (setDeadline()), so a slow or stalled server cannot stretch one call over several
+ * command timeouts. Used from one thread at a time.
  */
 class QSimbaRedisConnection
 {
@@ -37,6 +40,13 @@ public:
     QSimbaRedisConnection(const Options &options, const QString &description);
     ~QSimbaRedisConnection();
 
+    //! Every wait from now on ends by \a deadline as well (QDeadlineTimer::Forever: none).
+    void setDeadline(QDeadlineTimer deadline) { m_deadline = deadline; }
+    //! Sends the next connections to \a host:\a port (a MOVED redirection) instead of the
+    //! configured server, until a connection there fails; empty \a host: the configured one.
+    void redirect(const QString &host, quint16 port);
+    //! The server connections go to now, as host:port.
+    QString target() const;
     //! Connects, authenticates and selects the database unless connected. Throws.
     void ensureConnected();
     //! Sends \a args and waits for the reply (within commandTimeout). Throws on I/O errors.
@@ -59,11 +69,21 @@ public:
 
 private:
     [[noreturn]] void fail(const QString &what);
+    [[noreturn]] void timeOut(const QString &what, QDeadlineTimer by);
+    //! Waits until the socket is ready for \a events or \a by passes; false on the latter.
+    bool waitFor(short events, QDeadlineTimer by) const;
+    //! The earlier of the call's deadline and \a limit from now.
+    QDeadlineTimer within(std::chrono::milliseconds limit) const;
 
     Options m_options;
     QString m_description;
     std::unique_ptr<redisContext, QSimbaRedisContextDeleter> m_context;
+    QDeadlineTimer m_deadline{QDeadlineTimer::Forever};
+    QDeadlineTimer m_commandBy{QDeadlineTimer::Forever}; // of the command in flight
+    QString m_redirectHost;
+    quint16 m_redirectPort = 0;
     bool m_timedOut = false;
+    bool m_noReadTimeout = false;
 };
 
 //! Reading replies; each throws QSimbaBackendError on an unexpected shape.

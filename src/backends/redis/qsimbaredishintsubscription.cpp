@@ -45,12 +45,23 @@ QSimbaRedisHintSubscription::~QSimbaRedisHintSubscription()
 void QSimbaRedisHintSubscription::run()
 {
     auto backoff = 100ms;
+    QString told; // the failure last logged as a warning: a failure that repeats is logged once
     for (;;) {
         try {
             listen();
             backoff = 100ms; // it was subscribed: the next attempt may come soon
+            told.clear();
         } catch (const QSimbaError &e) {
-            qCDebug(lcSimbaRedis) << "hint subscription:" << e.message();
+            // Operators must see that hints are broken (AUTH, NOPERM on the channel): waiters
+            // then fall back to polling. A lost connection while stopping is no news.
+            std::unique_lock lock(m_mutex);
+            const bool stopping = m_stopping;
+            lock.unlock();
+            if (!stopping && e.message() != told)
+                qCWarning(lcSimbaRedis, "hints unavailable, candidates poll until they return: %s", e.what());
+            else
+                qCDebug(lcSimbaRedis) << "hint subscription:" << e.message();
+            told = e.message();
         }
         std::unique_lock lock(m_mutex);
         if (m_wake.wait_for(lock, backoff, [this] { return m_stopping; }))
@@ -88,6 +99,8 @@ void QSimbaRedisHintSubscription::listen()
         const QByteArray payload(r->element[2]->str, qsizetype(r->element[2]->len));
         if (payload.size() < 3 || payload.at(1) != ' ')
             continue;
+        if (payload.at(0) != 'R' && payload.at(0) != 'M')
+            continue; // not ours (a newer version's kind, or another publisher)
         const auto kind = payload.at(0) == 'R' ? QSimbaLeaseBackend::Hint::Kind::Released
                                                : QSimbaLeaseBackend::Hint::Kind::MembersChanged;
         try {

@@ -3,6 +3,7 @@
 
 #include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
+#include "qsimbaredact.h"
 #include "qsimbaredisconnection_p.h"
 #include "qsimbaredishintsubscription_p.h"
 #include "qsimbaredislogging_p.h"
@@ -11,6 +12,7 @@
 #include <hiredis/hiredis.h>
 
 #include <QtCore/QRegularExpression>
+#include <QtCore/QScopeGuard>
 #include <QtCore/QUrlQuery>
 
 /*!
@@ -41,6 +43,13 @@ using namespace std::chrono;
 using Millis = QSimbaLeaseBackend::Millis;
 namespace R = QSimbaRedisReplies;
 
+// An error reply that sends the call elsewhere (see movesAway()); eval() tries again.
+class QSimbaRedisMovedError : public QSimbaBackendError
+{
+public:
+    using QSimbaBackendError::QSimbaBackendError;
+};
+
 class QSimbaRedisLeaseBackendPrivate
 {
 public:
@@ -53,6 +62,7 @@ public:
     QSimbaRedisReply evalOnce(QSimbaRedisScripts::Id script, const QList<QByteArray> &args);
     QSimbaRedisReply eval(QSimbaRedisScripts::Id script, const QList<QByteArray> &args);
     QSimbaSessionId sessionOf(const redisReply *reply) const;
+    void recovering(const QByteArray &why, Millis remaining);
     [[noreturn]] void sessionExpired(const QSimbaSessionId &session) const;
     QByteArray leaseArg(Millis lease) const
     {
@@ -65,7 +75,20 @@ public:
     QByteArray epochKey;
     QByteArray channel;
     QSimbaRedisConnection connection;
+    QByteArray toldWhy; // the recovery reason last logged (empty after a grant)
 };
+
+namespace {
+// Error replies that say "not here" or "not now" about the node rather than about the call:
+// the connection is dropped (a new one re-resolves the host name) and the call tried again.
+bool movesAway(const QByteArray &error)
+{
+    for (const char *code : {"MOVED ", "READONLY", "LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN"})
+        if (error.startsWith(code))
+            return true;
+    return false;
+}
+} // namespace
 
 QSimbaRedisReply QSimbaRedisLeaseBackendPrivate::evalOnce(QSimbaRedisScripts::Id script,
                                                           const QList<QByteArray> &args)
@@ -86,29 +109,57 @@ QSimbaRedisReply QSimbaRedisLeaseBackendPrivate::evalOnce(QSimbaRedisScripts::Id
             error = QSimbaRedisConnection::errorOf(reply.get());
         }
     }
-    if (!error.isEmpty())
-        throw QSimbaBackendError(QStringLiteral("%1: %2 failed: %3")
-                                     .arg(description, QLatin1String(QSimbaRedisScripts::name(script)),
-                                          QString::fromUtf8(error)));
-    return reply;
+    if (error.isEmpty())
+        return reply;
+    const QString failed = QStringLiteral("%1: %2 failed: %3")
+                               .arg(description, QLatin1String(QSimbaRedisScripts::name(script)), QString::fromUtf8(error));
+    if (!movesAway(error))
+        throw QSimbaBackendError(failed);
+    // "MOVED <slot> <host>:<port>": a Redis Cluster moved the prefix's slot to another node.
+    const QList<QByteArray> moved = error.split(' ');
+    if (error.startsWith("MOVED ") && moved.size() == 3) {
+        const qsizetype colon = moved[2].lastIndexOf(':');
+        const QString host = QString::fromUtf8(moved[2].left(colon));
+        const int port = moved[2].mid(colon + 1).toInt();
+        if (colon > 0 && port > 0 && port < 65536) {
+            qCInfo(lcSimbaRedis) << description << "redirected to" << QSimbaRedact::hostPort(host, port) << "by" << error;
+            connection.redirect(host, quint16(port));
+        } else {
+            connection.disconnect();
+        }
+    } else {
+        qCInfo(lcSimbaRedis) << description << "answered" << error << "- reconnecting";
+        connection.disconnect();
+    }
+    throw QSimbaRedisMovedError(failed);
 }
 
 /*!
-    Runs \a script; a connection that broke since the last call (a server restart, an idle
-    disconnect) is replaced and the script sent once more: every script is idempotent. A
-    timeout is not retried, so a hung server costs one command timeout.
+    Runs \a script within one deadline, connectTimeout + commandTimeout for the whole call.
+    A connection that broke since the last call (a server restart, an idle disconnect) is
+    replaced and the script sent once more: every script is idempotent. So is a node that
+    answers MOVED (followed to the node it names), READONLY (demoted by a failover),
+    LOADING, MASTERDOWN, CLUSTERDOWN or TRYAGAIN: the connection is dropped and the call
+    tried again on a new one, whose host name is resolved again. A timeout is not retried.
 */
 QSimbaRedisReply QSimbaRedisLeaseBackendPrivate::eval(QSimbaRedisScripts::Id script, const QList<QByteArray> &args)
 {
-    const bool reused = connection.isConnected();
-    try {
-        return evalOnce(script, args);
-    } catch (const QSimbaBackendError &e) {
-        if (!reused || connection.isConnected() || connection.lastFailureTimedOut())
-            throw;
-        qCDebug(lcSimbaRedis) << "retrying on a new connection after:" << e.message();
+    connection.setDeadline(QDeadlineTimer(options.connectTimeout + options.commandTimeout));
+    const auto reset = qScopeGuard([this] { connection.setDeadline(QDeadlineTimer::Forever); });
+    for (int attempt = 0;; ++attempt) {
+        const bool reused = connection.isConnected();
+        try {
+            return evalOnce(script, args);
+        } catch (const QSimbaRedisMovedError &e) {
+            if (attempt >= 2)
+                throw QSimbaBackendError(e.message());
+            qCDebug(lcSimbaRedis) << "retrying on a new connection after:" << e.message();
+        } catch (const QSimbaBackendError &e) {
+            if (attempt > 0 || !reused || connection.isConnected() || connection.lastFailureTimedOut())
+                throw;
+            qCDebug(lcSimbaRedis) << "retrying on a new connection after:" << e.message();
+        }
     }
-    return evalOnce(script, args);
 }
 
 QSimbaSessionId QSimbaRedisLeaseBackendPrivate::sessionOf(const redisReply *reply) const
@@ -121,28 +172,60 @@ QSimbaSessionId QSimbaRedisLeaseBackendPrivate::sessionOf(const redisReply *repl
     }
 }
 
+/*!
+    Says once, as a warning, why the recovery guard holds back grants and for how long: a
+    first-time user sees at once that nothing hangs.
+*/
+void QSimbaRedisLeaseBackendPrivate::recovering(const QByteArray &why, Millis remaining)
+{
+    if (why == toldWhy)
+        return;
+    toldWhy = why;
+    const QString maxLease = QSimbaDuration::format(options.maxLease);
+    QString reason;
+    if (why == "new")
+        reason = QStringLiteral("the prefix is new, but the server started less than maxLease (%1) ago: a restart "
+                                "may have lost leases that are still held")
+                     .arg(maxLease);
+    else if (why == "lost")
+        reason = QStringLiteral("the prefix has no data on the server, and the server lost data since it started "
+                                "(FLUSHALL/FLUSHDB, DEBUG RELOAD, RESTORE, an eviction, a replica promoted, or "
+                                "CONFIG RESETSTAT hides whether it did): leases lost with it may still be held");
+    else if (why == "reload")
+        reason = QStringLiteral("the server replaced its data since the prefix was last used (DEBUG RELOAD, "
+                                "FLUSHALL/FLUSHDB, SWAPDB, RESTORE, REPLICAOF, or CONFIG RESETSTAT hides whether it "
+                                "did): leases lost with its data may still be held");
+    else
+        reason = QStringLiteral("the server restarted or failed over since the prefix was last used: leases lost "
+                                "with its data may still be held");
+    qCWarning(lcSimbaRedis, "%s: prefix %s: no lease is granted for %s (the recovery guard): %s",
+              qPrintable(description), qPrintable(options.prefix),
+              qPrintable(QSimbaDuration::format(remaining)), qPrintable(reason));
+}
+
 void QSimbaRedisLeaseBackendPrivate::sessionExpired(const QSimbaSessionId &session) const
 {
     throw QSimbaSessionExpiredError(
         QStringLiteral("%1: session %2 has expired").arg(description, session.toString()));
 }
 
-namespace {
-const QString redactedPassword = QStringLiteral("***");
-
-QString describeOptions(const QSimbaRedisLeaseBackend::Options &o)
+/*! The URL of these options, the password shown as \c{***}; reentrant. */
+QString QSimbaRedisLeaseBackend::Options::toRedactedUrl() const
 {
+    const Options &o = *this;
     QString userInfo;
     if (!o.user.isEmpty())
-        userInfo = o.user + QLatin1Char(':') + redactedPassword + QLatin1Char('@');
+        userInfo = o.user + QLatin1Char(':') + QSimbaRedact::Mask + QLatin1Char('@');
     else if (!o.password.isEmpty())
-        userInfo = QLatin1Char(':') + redactedPassword + QLatin1Char('@');
-    QString result = QStringLiteral("redis://") + userInfo + o.host + QLatin1Char(':')
-        + QString::number(o.port) + QLatin1Char('/') + QString::number(o.database);
+        userInfo = QLatin1Char(':') + QSimbaRedact::Mask + QLatin1Char('@');
+    QString result = QStringLiteral("redis://") + userInfo + QSimbaRedact::hostPort(o.host, o.port)
+        + QLatin1Char('/') + QString::number(o.database);
     if (o.prefix != QLatin1String("simba"))
         result += QStringLiteral("?prefix=") + o.prefix;
     return result;
 }
+
+namespace {
 
 // Empty when \a o is usable, else what is wrong with it.
 QString validateOptions(const QSimbaRedisLeaseBackend::Options &o)
@@ -173,11 +256,11 @@ QString validateOptions(const QSimbaRedisLeaseBackend::Options &o)
     a prefix outside 1-64 of [A-Za-z0-9._:-], a user without password, a duration under 1ms).
 */
 QSimbaRedisLeaseBackend::QSimbaRedisLeaseBackend(const Options &options)
-    : d_ptr(std::make_unique<QSimbaRedisLeaseBackendPrivate>(options, describeOptions(options)))
+    : d_ptr(std::make_unique<QSimbaRedisLeaseBackendPrivate>(options, options.toRedactedUrl()))
 {
     if (const QString error = validateOptions(options); !error.isEmpty())
         throw QSimbaInvalidArgumentError(QStringLiteral("invalid Redis options for %1: %2")
-                                             .arg(describeOptions(options), error));
+                                             .arg(options.toRedactedUrl(), error));
 }
 
 QSimbaRedisLeaseBackend::~QSimbaRedisLeaseBackend() = default;
@@ -190,24 +273,22 @@ QSimbaRedisLeaseBackend::~QSimbaRedisLeaseBackend() = default;
 */
 QSimbaRedisLeaseBackend::Options QSimbaRedisLeaseBackend::parseUrl(const QUrl &url)
 {
-    QUrl shown = url;
-    if (!shown.password().isEmpty())
-        shown.setPassword(redactedPassword);
+    const QString shown = QSimbaRedact::url(url);
     const auto bad = [&](const QString &why) {
-        throw QSimbaInvalidArgumentError(QStringLiteral("invalid Redis URL %1: %2")
-                                             .arg(shown.toString(QUrl::RemovePassword).isEmpty()
-                                                      ? QStringLiteral("(empty)")
-                                                      : shown.toString(),
-                                                  why));
+        throw QSimbaInvalidArgumentError(
+            QStringLiteral("invalid Redis URL %1: %2").arg(shown.isEmpty() ? QStringLiteral("(empty)") : shown, why));
     };
     if (!url.isValid()) // only the reason: the rest of QUrl's message quotes the password
         bad(url.errorString().section(QLatin1Char(';'), 0, 0));
+    if (url.scheme() == QLatin1String("rediss"))
+        bad(QStringLiteral("TLS (rediss://) is not supported: hiredis 0.14 has no TLS; reach the server through a "
+                           "TLS tunnel such as stunnel or spiped on localhost (see docs/backend-redis.md)"));
     if (url.scheme() != QLatin1String("redis"))
         bad(QStringLiteral("the scheme must be \"redis\", got \"%1\"").arg(url.scheme()));
     if (url.host().isEmpty())
         bad(QStringLiteral("no host"));
-    if (url.hasFragment())
-        bad(QStringLiteral("unexpected fragment \"#%1\"").arg(url.fragment()));
+    if (url.hasFragment()) // the fragment may be the tail of a password with a '#': not quoted
+        bad(QStringLiteral("unexpected fragment (#…); a '#' in a password must be written %23"));
     Options o;
     o.host = url.host();
     if (url.port() == 0)
@@ -254,8 +335,20 @@ QSimbaRedisLeaseBackend::Options QSimbaRedisLeaseBackend::parseUrl(const QUrl &u
     return o;
 }
 
+/*! As parseUrl(const QUrl &), for \a url as text. */
+QSimbaRedisLeaseBackend::Options QSimbaRedisLeaseBackend::parseUrl(const QString &url)
+{
+    return parseUrl(QUrl(url, QUrl::StrictMode));
+}
+
 /*! Builds a backend from \a url (see parseUrl()); does not connect. */
 std::unique_ptr<QSimbaRedisLeaseBackend> QSimbaRedisLeaseBackend::fromUrl(const QUrl &url)
+{
+    return std::make_unique<QSimbaRedisLeaseBackend>(parseUrl(url));
+}
+
+/*! As fromUrl(const QUrl &), for \a url as text. */
+std::unique_ptr<QSimbaRedisLeaseBackend> QSimbaRedisLeaseBackend::fromUrl(const QString &url)
 {
     return std::make_unique<QSimbaRedisLeaseBackend>(parseUrl(url));
 }
@@ -352,11 +445,18 @@ QSimbaRedisLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSim
         const auto at = [&](int field) { return R::element(reply.get(), size_t(1 + 4 * i + field), server); };
         const qint64 token = R::integer(at(1), server);
         if (R::integer(at(0), server) == 1) {
+            d_ptr->toldWhy.clear();
             results.insert(order[i], AcquireResult::granted(token));
             continue;
         }
-        const QSimbaSessionId holder = R::string(at(2), server).isEmpty() ? recoveringHolder() : d_ptr->sessionOf(at(2));
-        results.insert(order[i], AcquireResult::heldBy(holder, token, Millis(R::integer(at(3), server))));
+        const QByteArray holder = R::string(at(2), server);
+        const Millis remaining(R::integer(at(3), server));
+        if (holder.startsWith('!')) {
+            d_ptr->recovering(holder.mid(1), remaining);
+            results.insert(order[i], AcquireResult::heldBy(recoveringHolder(), token, remaining));
+        } else {
+            results.insert(order[i], AcquireResult::heldBy(d_ptr->sessionOf(at(2)), token, remaining));
+        }
     }
     return results;
 }

@@ -15,7 +15,7 @@ class QSimbaRedisLeaseBackendPrivate;
 /*
  * The Redis backend: leases in a Redis 7 server, reached through hiredis. Every SPI call
  * is one Lua script judged on the server's clock (TIME); all keys share one hash tag.
- * Hints arrive through Pub/Sub on a second connection. See README "Redis backend".
+ * Hints arrive through Pub/Sub on a second connection. See docs/backend-redis.md.
  *
  * Thread-affine like every backend: one instance is used by one thread at a time (the
  * engine's "simba-backend" thread). Hint listeners run on the subscription's own thread.
@@ -36,6 +36,9 @@ public:
         //! The longest lease granted (longer requests are shortened to it). After the server
         //! lost its data, no lease is granted for this long.
         std::chrono::milliseconds maxLease{30000};
+
+        //! The URL of these options with the password as "***" (what describe() answers).
+        QString toRedactedUrl() const;
     };
 
     //! Throws QSimbaInvalidArgumentError naming a bad option. Does not connect.
@@ -44,7 +47,10 @@ public:
 
     //! Parses "redis://[user:password@]host[:port][/db][?prefix=…&connectTimeout=2s&commandTimeout=2s&maxLease=30s]".
     static Options parseUrl(const QUrl &url);
+    //! As parseUrl(QUrl), for a URL as text (the form every backend takes).
+    static Options parseUrl(const QString &url);
     static std::unique_ptr<QSimbaRedisLeaseBackend> fromUrl(const QUrl &url);
+    static std::unique_ptr<QSimbaRedisLeaseBackend> fromUrl(const QString &url);
 
     Options options() const;
 

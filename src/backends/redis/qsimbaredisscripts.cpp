@@ -52,17 +52,63 @@ local function sweep(limit)
   local ids = redis.call('ZRANGEBYSCORE', P .. 'sessions', '-inf', fmt(now), 'LIMIT', 0, limit)
   for _, id in ipairs(ids) do endSession(id) end
 end
--- The recovery guard: the time before which no lease is granted. A store without its epoch
--- (first use, or data lost) or served by another server run (restart, failover) may have
--- lost leases that are still valid for their holders: wait maxLease before granting.
+-- The commands that replace or drop data within a server run (DEBUG for DEBUG RELOAD).
+local replacing = {'flushall', 'flushdb', 'swapdb', 'debug', 'restore', 'restore-asking', 'replicaof', 'slaveof'}
+-- The server's identity for the guard: its run id, how often this run replaced data (from
+-- INFO commandstats), and whether its statistics were reset (which hides that count). A
+-- change means leases may have been lost or restored from older data.
+local function serverRun(server)
+  local stats = redis.call('INFO', 'commandstats')
+  local replaced = 0
+  for _, c in ipairs(replacing) do
+    local calls = string.match(stats, 'cmdstat_' .. string.gsub(c, '%-', '%%-') .. ':calls=(%d+)')
+    if calls then replaced = replaced + tonumber(calls) end
+  end
+  local run = (string.match(server, 'run_id:(%x+)') or '') .. ':' .. replaced
+  local reset = string.match(stats, 'cmdstat_config|resetstat:calls=(%d+)')
+  if reset then run = run .. ':r' .. reset end
+  return run, replaced == 0 and not reset
+end
+-- Whether this server run provably lost no data of its own: nothing replaced (above), no
+-- evicted key, and a primary that was never a promoted replica.
+local function intact(unreplaced)
+  if not unreplaced then return false end
+  if tonumber(string.match(redis.call('INFO', 'stats'), 'evicted_keys:(%d+)') or '1') ~= 0 then return false end
+  local rep = redis.call('INFO', 'replication')
+  return string.find(rep, 'role:master', 1, true) ~= nil
+    and string.match(rep, 'master_replid2:(%x+)') == string.rep('0', 40)
+end
+-- The recovery guard: the time before which no lease is granted, the server's run and why.
+-- A prefix whose epoch is from another server run (restart, failover: 'restart'), or from
+-- this run before it replaced data (DEBUG RELOAD, SWAPDB, …: 'reload'), may have lost leases
+-- that are still valid for their holders: wait maxLease before granting. A prefix without an
+-- epoch is new, or lost its data. It is provably new when the server has run for maxLease
+-- and lost nothing itself: any lease of an earlier run has ended ('new', grants at once; on
+-- a server started less than maxLease ago, once it has run maxLease). Otherwise wait
+-- maxLease ('lost').
 local function grantableFrom()
-  local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or ''
-  local e = redis.call('HMGET', KEYS[1], 'run', 'quiet')
-  if e[1] == run then return tonumber(e[2]) end
-  local quiet = now + maxLease
+  local server = redis.call('INFO', 'server')
+  local run, unreplaced = serverRun(server)
+  local e = redis.call('HMGET', KEYS[1], 'run', 'quiet', 'why', 'maxLease')
+  if e[1] == run then
+    if tonumber(e[4] or '0') < maxLease then redis.call('HSET', KEYS[1], 'maxLease', fmt(maxLease)) end
+    return tonumber(e[2]), run, e[3] or 'restart'
+  end
+  -- The longest maxLease any client of the prefix used, if the epoch survived: a client
+  -- configured shorter must not end the wait before a longer lease ran out.
+  local longest = math.max(maxLease, tonumber(e[4] or '0'))
+  local quiet, why = now + longest, 'restart'
+  if e[1] and string.match(e[1], '^(%x*):') == string.match(run, '^(%x*):') then why = 'reload' end
+  if not e[1] then
+    why = 'lost'
+    if intact(unreplaced) then
+      local up = tonumber(string.match(server, 'uptime_in_seconds:(%d+)') or '0')
+      quiet, why = math.min(quiet, now - up * 1000000 + maxLease), 'new'
+    end
+  end
   if e[2] and tonumber(e[2]) > quiet then quiet = tonumber(e[2]) end
-  redis.call('HSET', KEYS[1], 'run', run, 'quiet', fmt(quiet), 'since', fmt(now))
-  return quiet
+  redis.call('HSET', KEYS[1], 'run', run, 'quiet', fmt(quiet), 'since', fmt(now), 'why', why, 'maxLease', fmt(longest))
+  return quiet, run, why
 end
 )lua";
 
@@ -108,13 +154,14 @@ return result
 
 // ARGV[3] id, ARGV[4..] names
 // -> {-1} expired | {1, then per name: granted (1|0), token, holder, holder remaining ms}
+//    where the holder '!<why>' means the recovery guard (why: new, lost, restart)
 constexpr char acquireScript[] = R"lua(
 local id = ARGV[3]
 if not alive(id) then
   endSession(id)
   return {-1}
 end
-local quiet = grantableFrom()
+local quiet, run, why = grantableFrom()
 local result = {1}
 local function answer(granted, token, holder, remaining)
   result[#result + 1] = granted
@@ -122,29 +169,36 @@ local function answer(granted, token, holder, remaining)
   result[#result + 1] = holder
   result[#result + 1] = remaining
 end
+-- Never below a token handed out before a loss of data: floored at TIME in µs.
+local function grant(name, lease)
+  local token = tonumber(redis.call('GET', P .. 'token:' .. name) or '0') + 1
+  if token < now then token = now end
+  redis.call('SET', P .. 'token:' .. name, fmt(token))
+  redis.call('HSET', lease, 'holder', id, 'token', fmt(token), 'run', run)
+  redis.call('SADD', P .. 'owned:' .. id, name)
+  redis.call('SADD', P .. 'leases', name)
+  answer(1, token, '', 0)
+end
 for i = 4, #ARGV do
   local name = ARGV[i]
   local lease = P .. 'lease:' .. name
-  local h = redis.call('HMGET', lease, 'holder', 'token')
+  local h = redis.call('HMGET', lease, 'holder', 'token', 'run')
   local holderExpiry = h[1] and alive(h[1])
-  if h[1] == id then
+  if h[1] == id and h[3] == run then
     answer(1, tonumber(h[2]), '', 0)
+  elseif h[1] == id then
+    -- Held by the caller in data from another server run, which may be a restored older
+    -- state (its token may be below one granted since): granted anew, with a new token,
+    -- once the guard allows.
+    if now < quiet then answer(0, tonumber(h[2]), '!' .. why, ms(quiet - now) + 1) else grant(name, lease) end
   elseif holderExpiry then
     answer(0, tonumber(h[2]), h[1], ms(holderExpiry - now))
   else
     if h[1] then endSession(h[1]) end
-    local counter = tonumber(redis.call('GET', P .. 'token:' .. name) or '0')
     if now < quiet then
-      answer(0, counter, '', ms(quiet - now) + 1)
+      answer(0, tonumber(redis.call('GET', P .. 'token:' .. name) or '0'), '!' .. why, ms(quiet - now) + 1)
     else
-      -- Never below a token handed out before a loss of data: floored at TIME in µs.
-      local token = counter + 1
-      if token < now then token = now end
-      redis.call('SET', P .. 'token:' .. name, fmt(token))
-      redis.call('HSET', lease, 'holder', id, 'token', fmt(token))
-      redis.call('SADD', P .. 'owned:' .. id, name)
-      redis.call('SADD', P .. 'leases', name)
-      answer(1, token, '', 0)
+      grant(name, lease)
     end
   end
 end

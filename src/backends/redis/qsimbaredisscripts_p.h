@@ -8,7 +8,7 @@
  * The Lua scripts of the Redis backend, one per SPI call. Every script reads the server's
  * TIME (microseconds) and judges expiry on it. Common arguments: KEYS[1] = "{prefix}:epoch",
  * ARGV[1] = "{prefix}:" (the key base), ARGV[2] = maxLease in ms; the call's own arguments
- * follow from ARGV[3]. README "Redis backend" documents the keys.
+ * follow from ARGV[3]. docs/backend-redis.md documents the keys.
  */
 class QSimbaRedisScripts
 {

@@ -62,15 +62,28 @@ QString QSimbaSqlDialect::now() const
     return {};
 }
 
-QString QSimbaSqlDialect::begin() const
-{
-    return m_options.driver == Driver::Sqlite ? QStringLiteral("BEGIN IMMEDIATE") : QStringLiteral("BEGIN");
-}
-
-QString QSimbaSqlDialect::lockVersion() const
+QStringList QSimbaSqlDialect::beginLocked() const
 {
     const QString select = QStringLiteral("SELECT version FROM ") + versionTable() + QStringLiteral(" WHERE id = 1");
-    return m_options.driver == Driver::Sqlite ? select : select + QStringLiteral(" FOR UPDATE");
+    switch (m_options.driver) {
+    case Driver::Sqlite: return {QStringLiteral("BEGIN IMMEDIATE"), select};
+    case Driver::Postgres: return {QStringLiteral("BEGIN"), select + QStringLiteral(" FOR UPDATE")};
+    case Driver::MySql: return {QStringLiteral("START TRANSACTION"), select + QStringLiteral(" FOR UPDATE")};
+    }
+    return {};
+}
+
+QString QSimbaSqlDialect::tableExists() const
+{
+    switch (m_options.driver) {
+    case Driver::Sqlite: return QStringLiteral("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+    case Driver::Postgres:
+        // Resolved like the unqualified names of every statement: through the search path.
+        return QStringLiteral("SELECT 1 WHERE to_regclass(?) IS NOT NULL");
+    case Driver::MySql:
+        return QStringLiteral("SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?");
+    }
+    return {};
 }
 
 QString QSimbaSqlDialect::insertIgnore(const QString &table, const QString &columns, const QString &row,
@@ -103,8 +116,11 @@ QStringList QSimbaSqlDialect::schemaLockBegin() const
     case Driver::Postgres:
         return {QStringLiteral("BEGIN"), QStringLiteral("SELECT pg_advisory_xact_lock(hashtext('%1'))").arg(key)};
     case Driver::MySql:
-        // MySQL commits each DDL statement: a named lock serializes creation instead.
-        return {QStringLiteral("SELECT GET_LOCK('%1', %2)").arg(key).arg(ceilSeconds(m_options.statementTimeout))};
+        // MySQL commits each DDL statement: a named lock serializes creation instead. Lock
+        // names are server-wide: the database's name keeps other databases out of it.
+        return {QStringLiteral("SELECT GET_LOCK(CONCAT(DATABASE(), '.%1'), %2)")
+                    .arg(key)
+                    .arg(ceilSeconds(m_options.statementTimeout))};
     }
     return {};
 }
@@ -112,7 +128,8 @@ QStringList QSimbaSqlDialect::schemaLockBegin() const
 QStringList QSimbaSqlDialect::schemaLockEnd() const
 {
     if (m_options.driver == Driver::MySql)
-        return {QStringLiteral("SELECT RELEASE_LOCK('%1')").arg(m_options.tablePrefix + QStringLiteral("schema"))};
+        return {QStringLiteral("SELECT RELEASE_LOCK(CONCAT(DATABASE(), '.%1'))")
+                    .arg(m_options.tablePrefix + QStringLiteral("schema"))};
     return {QStringLiteral("COMMIT")};
 }
 
@@ -166,17 +183,41 @@ void QSimbaSqlDialect::configure(QSqlDatabase &db) const
     case Driver::Postgres:
         // tcp_user_timeout bounds a call to a server that vanished mid-call; keepalives
         // notice a dead idle connection.
-        db.setConnectOptions(QStringLiteral("connect_timeout=%1;tcp_user_timeout=%2;keepalives=1;"
-                                            "keepalives_idle=5;keepalives_interval=2;keepalives_count=2")
-                                 .arg(ceilSeconds(m_options.connectTimeout))
-                                 .arg(statementMs + m_options.connectTimeout.count()));
+    {
+        // connect_timeout bounds connecting (libpq: whole seconds, at least 2); tcp_user_timeout
+        // a server that vanished mid-call; keepalives a dead idle connection. A frozen server
+        // or a black-holed proxy trips none of them: the watchdog bounds those.
+        QString options = QStringLiteral("connect_timeout=%1;tcp_user_timeout=%2;keepalives=1;"
+                                         "keepalives_idle=5;keepalives_interval=2;keepalives_count=2")
+                              .arg(ceilSeconds(m_options.connectTimeout))
+                              .arg(statementMs + m_options.connectTimeout.count());
+        const std::pair<const char *, QString> tls[] = {{"sslmode", m_options.sslMode},
+                                                        {"sslrootcert", m_options.sslRootCert},
+                                                        {"sslcert", m_options.sslCert},
+                                                        {"sslkey", m_options.sslKey}};
+        for (const auto &[key, value] : tls)
+            if (!value.isEmpty())
+                options += QLatin1Char(';') + QLatin1String(key) + QLatin1Char('=') + value;
+        db.setConnectOptions(options);
         break;
-    case Driver::MySql:
-        db.setConnectOptions(QStringLiteral("MYSQL_OPT_CONNECT_TIMEOUT=%1;MYSQL_OPT_READ_TIMEOUT=%2;"
-                                            "MYSQL_OPT_WRITE_TIMEOUT=%2;CLIENT_FOUND_ROWS")
-                                 .arg(ceilSeconds(m_options.connectTimeout))
-                                 .arg(ceilSeconds(m_options.statementTimeout) + 1));
+    }
+    case Driver::MySql: {
+        // Connector/C's read and write timeouts bound each network wait; the watchdog bounds the call.
+        QString options = QStringLiteral("MYSQL_OPT_CONNECT_TIMEOUT=%1;MYSQL_OPT_READ_TIMEOUT=%2;"
+                                         "MYSQL_OPT_WRITE_TIMEOUT=%2;CLIENT_FOUND_ROWS")
+                              .arg(ceilSeconds(m_options.connectTimeout))
+                              .arg(ceilSeconds(m_options.statementTimeout) + 1);
+        // Any SSL_* option makes Qt call mysql_ssl_set(), which makes Connector/C require TLS;
+        // with a CA it also verifies the server's certificate chain.
+        if (!m_options.sslRootCert.isEmpty())
+            options += QStringLiteral(";SSL_CA=") + m_options.sslRootCert;
+        if (!m_options.sslCert.isEmpty())
+            options += QStringLiteral(";SSL_CERT=") + m_options.sslCert + QStringLiteral(";SSL_KEY=") + m_options.sslKey;
+        if (m_options.sslMode == QLatin1String("require") && m_options.sslRootCert.isEmpty() && m_options.sslCert.isEmpty())
+            options += QStringLiteral(";SSL_CIPHER=DEFAULT");
+        db.setConnectOptions(options);
         break;
+    }
     }
     db.setHostName(m_options.host);
     db.setPort(m_options.port > 0 ? m_options.port : defaultPort(m_options.driver));
@@ -202,9 +243,15 @@ QStringList QSimbaSqlDialect::connectionSetup(bool mariaDb) const
                           QStringLiteral("SET SESSION innodb_lock_wait_timeout = %1").arg(ceilSeconds(m_options.statementTimeout))};
         if (mariaDb) {
             setup.append(QStringLiteral("SET SESSION max_statement_time = %1").arg(double(ms) / 1000.0));
+            // A client stopped inside a call loses its transaction (and the version row) after this.
             setup.append(QStringLiteral("SET SESSION idle_transaction_timeout = %1").arg(ceilSeconds(m_options.statementTimeout)));
         } else {
+            // MySQL 8 has no idle-transaction bound: wait_timeout (any idle session) stands in
+            // for it, so a stopped client holds the version row at most this long; an idle
+            // connection is then closed between calls and reopened by the next one. Untested
+            // here (Debian ships MariaDB only).
             setup.append(QStringLiteral("SET SESSION max_execution_time = %1").arg(ms));
+            setup.append(QStringLiteral("SET SESSION wait_timeout = %1").arg(ceilSeconds(m_options.statementTimeout) + 1));
         }
         return setup;
     }

@@ -22,6 +22,7 @@ public:
     explicit QSimbaSqlDialect(const Options &options);
 
     Driver driver() const { return m_options.driver; }
+    std::chrono::milliseconds statementTimeout() const { return m_options.statementTimeout; }
     static QString driverName(Driver driver);
     static QString scheme(Driver driver);
     static int defaultPort(Driver driver);
@@ -36,12 +37,13 @@ public:
     //! The PostgreSQL channel of this prefix's hints.
     QString channel() const { return m_options.tablePrefix + QStringLiteral("hints"); }
 
-    //! Starts a call's transaction (SQLite: BEGIN IMMEDIATE, the database's write lock).
-    QString begin() const;
-    //! Reads the schema version and, on servers, locks its row: every call that changes
-    //! state holds it, so calls are serialized and the clock read after it is monotonic
-    //! in commit order.
-    QString lockVersion() const;
+    //! Starts a call's transaction, reads the schema version and, on servers, locks its row
+    //! (SQLite: BEGIN IMMEDIATE, the database's write lock); the last statement answers the
+    //! version. Every call holds the lock, so calls are serialized and the clock read after
+    //! it is monotonic in commit order.
+    QStringList beginLocked() const;
+    //! A query with one bind, a table name: one row when the table exists.
+    QString tableExists() const;
     //! INSERT of \a rows rows of \a columns (placeholders \a row each) that skips rows whose
     //! key is present.
     QString insertIgnore(const QString &table, const QString &columns, const QString &row, int rows) const;

@@ -3,12 +3,15 @@
 
 #include "qsimbasessionid.h"
 #include "qsimbasqllogging_p.h"
+#include "qsimbasqlwatchdog_p.h"
 
 #include <QtCore/QTimer>
 #include <QtSql/QSqlDatabase>
 #include <QtSql/QSqlDriver>
 #include <QtSql/QSqlError>
 #include <QtSql/QSqlQuery>
+
+#include <sys/socket.h>
 
 /*!
     \class QSimbaSqlHintListener
@@ -33,6 +36,12 @@ QSimbaSqlHintListener::QSimbaSqlHintListener(const QSimbaSqlDialect &dialect, co
 
 QSimbaSqlHintListener::~QSimbaSqlHintListener()
 {
+    {
+        QMutexLocker lock(&m_mutex);
+        m_stopping = true;
+        if (m_socket >= 0)
+            ::shutdown(m_socket, SHUT_RDWR); // wakes a probe blocked on a frozen server
+    }
     quit();
     wait();
 }
@@ -65,7 +74,18 @@ void QSimbaSqlHintListener::run()
                              if (const auto hint = decode(payload.toString()))
                                  m_listener(*hint);
                          });
+        const auto setSocket = [&](int fd) {
+            QMutexLocker lock(&m_mutex);
+            m_socket = fd;
+            return !m_stopping;
+        };
+        const auto closeConnection = [&] {
+            setSocket(-1); // before the descriptor is closed
+            db.close();
+        };
         const auto listen = [&] {
+            if (!setSocket(-1))
+                return;
             if (!db.open()) {
                 qCWarning(lcSimbaSql, "%s: hints: cannot connect: %s", qPrintable(m_description),
                           qPrintable(db.lastError().text()));
@@ -75,22 +95,28 @@ void QSimbaSqlHintListener::run()
                 qCWarning(lcSimbaSql, "%s: hints: LISTEN failed: %s", qPrintable(m_description),
                           qPrintable(db.driver()->lastError().text()));
                 db.close();
+                return;
             }
+            if (!setSocket(QSimbaSqlWatchdog::socketOf(db)))
+                closeConnection();
         };
         // A lost connection shows only when used: probe it, and reconnect.
         QTimer check;
         check.setInterval(CheckIntervalMs);
         QObject::connect(&check, &QTimer::timeout, &context, [&] {
-            if (db.isOpen() && QSqlQuery(db).exec(QStringLiteral("SELECT 1")))
-                return;
-            db.close();
+            if (db.isOpen()) {
+                const QSimbaSqlWatchdog::Guard guard(db, m_dialect.statementTimeout() + std::chrono::seconds(1));
+                if (QSqlQuery(db).exec(QStringLiteral("SELECT 1")))
+                    return;
+            }
+            closeConnection();
             listen();
         });
         listen();
         check.start();
         exec();
         check.stop();
-        db.close();
+        closeConnection();
     }
     QSqlDatabase::removeDatabase(connection);
 }

@@ -4,6 +4,7 @@
 
 #include "qsimbasqldialect_p.h"
 
+#include <QtCore/QMutex>
 #include <QtCore/QThread>
 
 #include <optional>
@@ -12,7 +13,9 @@
  * A PostgreSQL subscription: its own thread with its own QPSQL connection that LISTENs on
  * the prefix's channel and calls the listener from that thread. Reconnects (and LISTENs
  * again) when the connection is lost; hints sent meanwhile are lost, which only slows
- * waiting parties down to polling. Destroying it stops the thread.
+ * waiting parties down to polling. Destroying it stops the thread at once: it aborts the
+ * connection's socket (a probe of a frozen server is also aborted by the watchdog after the
+ * statement timeout), so only a connect in progress can delay it, by the connect timeout.
  */
 class QSimbaSqlHintListener final : public QThread, public QSimbaLeaseBackend::Subscription
 {
@@ -32,4 +35,7 @@ private:
     QSimbaSqlDialect m_dialect;
     QString m_description;
     QSimbaLeaseBackend::HintListener m_listener;
+    QMutex m_mutex;       // guards the two below
+    int m_socket = -1;    // the open connection's socket, while open
+    bool m_stopping = false;
 };

@@ -14,9 +14,11 @@ class QSimbaSqlLeaseBackendPrivate;
 
 /*
  * Leases in an SQL database through QSqlDatabase: SQLite (QSQLITE, one file shared by the
- * processes of one host), PostgreSQL (QPSQL) and MySQL/MariaDB (QMYSQL). The backend creates
- * and migrates its own tables; every time is the database's clock. See the README's
- * "SQL backend" section for the schema, the URLs and what each database needs.
+ * processes of one host), PostgreSQL (QPSQL) and MySQL/MariaDB (QMYSQL). The backend reads
+ * the schema version first and creates or migrates its tables only when they are missing or
+ * older (so a role with only SELECT/INSERT/UPDATE/DELETE works on tables created
+ * beforehand); every time is the database's clock. docs/backend-sql.md has the schema, the
+ * URLs, TLS, the timeouts and what bounds each call, and what each database needs.
  *
  * Thread-affine: the connection is opened lazily by the first SPI call and used only on the
  * thread of that call; a call from another thread throws QSimbaIllegalStateError. Destroy the
@@ -41,6 +43,13 @@ public:
         QString tablePrefix = QStringLiteral("simba_"); //!< [a-z_][a-z0-9_]*, at most 32 characters
         std::chrono::milliseconds connectTimeout{2000};
         std::chrono::milliseconds statementTimeout{2000}; //!< also the lock wait (SQLite busy timeout)
+        //! TLS (PostgreSQL, MySQL/MariaDB). PostgreSQL: libpq's sslmode (disable, allow, prefer,
+        //! require, verify-ca, verify-full; empty: libpq's default, prefer). MySQL/MariaDB:
+        //! disable (the default), require or verify-ca (needs sslRootCert).
+        QString sslMode;
+        QString sslRootCert; //!< the CA certificate file the server's certificate must chain to
+        QString sslCert;     //!< the client certificate file (with sslKey)
+        QString sslKey;      //!< the client certificate's private key file
     };
 
     //! Throws QSimbaInvalidArgumentError naming a bad option. Does not connect.
@@ -48,8 +57,9 @@ public:
     ~QSimbaSqlLeaseBackend() override;
 
     //! sqlite:///path/file.db, postgresql://user:pw@host:port/db, mysql://user:pw@host:port/db
-    //! with options ?prefix=…&connectTimeout=…&statementTimeout=…; throws
-    //! QSimbaInvalidArgumentError naming what is wrong. Does not connect.
+    //! with options ?prefix=…&connectTimeout=…&statementTimeout=…&sslmode=…&sslrootcert=…
+    //! &sslcert=…&sslkey=…; throws QSimbaInvalidArgumentError naming what is wrong, also when
+    //! the Qt SQL driver is not installed (naming its Debian package). Does not connect.
     static std::unique_ptr<QSimbaSqlLeaseBackend> fromUrl(const QUrl &url);
     //! The options of \a url, as fromUrl() reads them.
     static Options optionsFromUrl(const QUrl &url);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "qsimbazookeeperconnection_p.h"
 
+#include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
+#include "qsimbaresolver_p.h"
 #include "qsimbazookeeperbatch_p.h"
 #include "qsimbazookeeperhints_p.h"
 #include "qsimbazookeeperlogging_p.h"
@@ -242,20 +244,58 @@ zhandle_t *QSimbaZookeeperConnection::handle()
     return m_handle.get();
 }
 
-QString QSimbaZookeeperConnection::connectError(int state) const
+// The last error the C client logged about one of our hosts ("Connection refused").
+QString QSimbaZookeeperConnection::lastClientError() const
 {
     static const QRegularExpression error(QStringLiteral("ZOO_ERROR@[^@]*@\\d+: (.*)$"));
-    QString seen;
-    {
-        QMutexLocker lock(&logMutex);
-        const QStringList hosts = m_options.hosts.split(QLatin1Char(','));
-        for (auto it = recentLog().crbegin(); it != recentLog().crend() && seen.isEmpty(); ++it) {
-            const auto match = error.match(*it);
-            if (match.hasMatch()
-                && std::any_of(hosts.cbegin(), hosts.cend(), [&](const QString &h) { return it->contains(h); }))
-                seen = match.captured(1);
+    QStringList hosts = m_options.hosts.split(QLatin1Char(','));
+    for (const QString &address : std::as_const(m_addresses))
+        hosts.append(address);
+    QMutexLocker lock(&logMutex);
+    for (auto it = recentLog().crbegin(); it != recentLog().crend(); ++it) {
+        const auto match = error.match(*it);
+        if (match.hasMatch() && std::any_of(hosts.cbegin(), hosts.cend(), [&](const QString &h) { return it->contains(h); }))
+            return match.captured(1);
+    }
+    return {};
+}
+
+/*!
+    The hosts as the C client takes them: each name resolved here, within the call's
+    deadline (the C client resolves synchronously, without a bound), and IPv6 addresses
+    without brackets ("::1:2181": the client splits at the last colon). Hosts that do not
+    resolve are left out while one does; throws QSimbaBackendError when none does.
+*/
+QString QSimbaZookeeperConnection::resolvedHosts()
+{
+    const QDeadlineTimer by = deadline();
+    QStringList out, errors;
+    m_addresses.clear();
+    for (const QString &entry : m_options.hosts.split(QLatin1Char(','))) {
+        const qsizetype colon = entry.lastIndexOf(QLatin1Char(':'));
+        QString host = entry.left(colon);
+        const QString port = entry.mid(colon + 1);
+        if (host.startsWith(QLatin1Char('[')) && host.endsWith(QLatin1Char(']')))
+            host = host.mid(1, host.size() - 2);
+        const auto resolved = QSimbaResolver::resolve(host, std::chrono::milliseconds(std::max<qint64>(1, by.remainingTime())));
+        if (resolved.addresses.isEmpty())
+            errors.append(resolved.error);
+        for (const QString &address : resolved.addresses) {
+            out.append(address + QLatin1Char(':') + port);
+            m_addresses.append(address);
         }
     }
+    if (out.isEmpty())
+        throw QSimbaBackendError(QStringLiteral("%1: cannot connect: %2").arg(m_description, errors.join(QLatin1String("; "))));
+    if (!errors.isEmpty())
+        qCWarning(lcSimbaZookeeper, "%s: %s; using the other hosts", qPrintable(m_description),
+                  qPrintable(errors.join(QLatin1String("; "))));
+    return out.join(QLatin1Char(','));
+}
+
+QString QSimbaZookeeperConnection::connectError(int state) const
+{
+    const QString seen = lastClientError();
     QString message = QStringLiteral("%1: cannot connect within %2ms (%3)")
                           .arg(m_description)
                           .arg(m_options.timeout.count())
@@ -272,12 +312,15 @@ void QSimbaZookeeperConnection::connect()
         m_state->state = ZOO_CONNECTING_STATE;
         m_state->ready = false;
     }
-    const QByteArray hosts = m_options.hosts.toUtf8();
+    const QByteArray hosts = resolvedHosts().toUtf8();
     zhandle_t *zh = zookeeper_init2(hosts.constData(), watcher, int(m_options.sessionTimeout.count()), nullptr,
                                     m_state.get(), 0, log);
-    if (!zh)
+    if (!zh) {
+        const QString cause = QString::fromLocal8Bit(strerror(errno));
+        const QString seen = lastClientError();
         throw QSimbaBackendError(QStringLiteral("%1: cannot create a ZooKeeper client: %2")
-                                     .arg(m_description, QString::fromLocal8Bit(strerror(errno))));
+                                     .arg(m_description, seen.isEmpty() ? cause : seen));
+    }
     m_handle.reset(zh);
     m_ready = false;
     if (!m_options.digest.isEmpty()) {
@@ -298,6 +341,7 @@ void QSimbaZookeeperConnection::ensureLayout()
         prefix += QLatin1Char('/') + part;
         paths.append(prefix);
     }
+    const qsizetype ancestors = paths.size() - 1; // shared parents like /apps of /apps/simba
     for (const char *child : {"sessions", "leases", "groups", "clock"})
         paths.append(path(QString::fromLatin1(child)));
     QSimbaZookeeperBatch probe(*this);
@@ -308,7 +352,9 @@ void QSimbaZookeeperConnection::ensureLayout()
     bool any = false;
     for (int i = 0; i < paths.size(); ++i) {
         if (probe[i].rc == ZNONODE) {
-            create.create(paths[i], {}, i == paths.size() - 1 ? clockAcl() : acl());
+            // Parents above the base path are shared with other applications: they get the
+            // open ACL (they hold no data), so that other identities can create beside us.
+            create.create(paths[i], {}, i == paths.size() - 1 ? clockAcl() : i < ancestors ? &ZOO_OPEN_ACL_UNSAFE : acl());
             any = true;
         }
     }

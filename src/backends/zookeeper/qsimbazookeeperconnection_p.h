@@ -6,6 +6,7 @@
 
 #include <QtCore/QDeadlineTimer>
 #include <QtCore/QMutex>
+#include <QtCore/QStringList>
 #include <QtCore/QWaitCondition>
 
 #include <zookeeper/zookeeper.h>
@@ -85,10 +86,13 @@ private:
     static void log(const char *message);
     void connect();
     QString connectError(int state) const;
+    QString lastClientError() const;
+    QString resolvedHosts();
     void ensureLayout();
 
     Options m_options;
     QString m_description;
+    QStringList m_addresses; // the hosts' addresses of the last connect
     std::shared_ptr<QSimbaZookeeperHints> m_hints;
     ACL_vector m_creatorRead{};
     std::vector<ACL> m_creatorReadAcl;

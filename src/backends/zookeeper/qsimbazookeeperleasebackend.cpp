@@ -9,6 +9,9 @@
 
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
+#include <QtCore/QRandomGenerator>
+
+#include <QtCore/QScopeGuard>
 
 #include <optional>
 
@@ -30,7 +33,11 @@
     \e now < mtime + lease. Each keepAlive write records the mtime and lease it replaced
     (a version-checked set), so a write is valid only if it landed before the previous one
     ran out: a keepAlive that arrives too late writes its own tombstone, and an expired
-    session can never be revived. Sessions found expired are deleted with their index.
+    session can never be revived. So any client may delete an expired session with its
+    index, memberships and leases: openSession() checks up to 16 sessions picked at random,
+    members() and inspect() the expired ones they read, acquire() the holders it took over
+    from, and keepAlive() its own. A crashed client's session is gone soon after it expired,
+    as long as some client of the prefix is running.
 
     Every write that changes ownership is one zoo_multi with version checks on every node
     its decision read, so two sessions never both win, and an expired holder's lease is
@@ -47,6 +54,7 @@ using Millis = QSimbaLeaseBackend::Millis;
 
 namespace {
 constexpr int MaxAttempts = 4; // rounds of read-decide-write before contention is an error
+constexpr int SweepLimit = 16; // expired sessions one call removes at most
 const QString LeaseIndex = QStringLiteral("l:");
 const QString GroupIndex = QStringLiteral("g:");
 
@@ -208,6 +216,64 @@ struct QSimbaZookeeperLeaseBackend::Private
         contended(QStringLiteral("closing session ") + s.toString());
     }
 
+    // Removes the expired sessions among \a ids (at most SweepLimit), found by any live
+    // client: a crashed client never closes its session, so someone else has to. Each is
+    // judged again on the server's clock first: an expired session can never be revived
+    // (see the class doc), so removing it cannot race with its owner. Member znodes whose
+    // session is gone are removed too. Failures are only logged: the caller's own answer
+    // stands, and the next call sweeps again.
+    void sweepExpired(const QStringList &ids, const QString &group = {})
+    {
+        if (ids.isEmpty())
+            return;
+        try {
+            Batch read(zk);
+            QList<int> reads;
+            for (const auto &id : ids)
+                reads.append(read.get(sessionPath(id)));
+            const int clock = read.set(clockPath(), {});
+            read.wait();
+            const qint64 now = read[clock].stat.mtime;
+            int swept = 0;
+            Batch orphans(zk);
+            bool anyOrphan = false;
+            for (int i = 0; i < ids.size() && swept < SweepLimit; ++i) {
+                const auto id = sessionIdOf(ids[i]);
+                if (read[reads[i]].rc == ZNONODE) {
+                    if (!group.isEmpty()) { // a member whose session is gone
+                        orphans.remove(groupPath(group) + QLatin1Char('/') + ids[i]);
+                        anyOrphan = true;
+                    }
+                } else if (!id.isNull() && !SessionView::of(read[reads[i]]).isLive(now)) {
+                    sweep(id);
+                    ++swept;
+                }
+            }
+            if (anyOrphan)
+                orphans.wait();
+            if (swept > 0)
+                qCDebug(lcSimbaZookeeper, "%s: removed %d expired sessions", qPrintable(zk.describe()), swept);
+        } catch (const QSimbaError &e) {
+            qCInfo(lcSimbaZookeeper, "%s: cannot sweep expired sessions now: %s", qPrintable(zk.describe()), e.what());
+        }
+    }
+
+    // A few sessions picked at random among all: over many calls, every expired one is found.
+    void sweepSome()
+    {
+        try {
+            Batch list(zk);
+            const int l = list.children(zk.path(QStringLiteral("sessions")));
+            list.wait();
+            QStringList ids = list[l].children;
+            while (ids.size() > SweepLimit)
+                ids.removeAt(qsizetype(QRandomGenerator::global()->bounded(quint32(ids.size()))));
+            sweepExpired(ids);
+        } catch (const QSimbaError &e) {
+            qCInfo(lcSimbaZookeeper, "%s: cannot sweep expired sessions now: %s", qPrintable(zk.describe()), e.what());
+        }
+    }
+
     // removeSession() for a session found expired: a failure is only logged, the caller's
     // answer (Expired) stands.
     void sweep(const QSimbaSessionId &s)
@@ -246,12 +312,17 @@ QSimbaZookeeperLeaseBackend::~QSimbaZookeeperLeaseBackend() = default;
 */
 std::unique_ptr<QSimbaZookeeperLeaseBackend> QSimbaZookeeperLeaseBackend::fromUrl(const QUrl &url)
 {
+    return std::make_unique<QSimbaZookeeperLeaseBackend>(parseUrl(url));
+}
+
+QSimbaZookeeperLeaseBackend::Options QSimbaZookeeperLeaseBackend::parseUrl(const QUrl &url)
+{
     if (!url.isValid())
         throw QSimbaInvalidArgumentError(
             QStringLiteral("invalid ZooKeeper URL: QUrl rejected it (%1); a URL with several hosts must be "
                            "passed as a string")
                 .arg(url.errorString().section(QLatin1String("; source was"), 0, 0)));
-    return fromUrl(url.toString(QUrl::FullyEncoded));
+    return parseUrl(url.toString(QUrl::FullyEncoded));
 }
 
 std::unique_ptr<QSimbaZookeeperLeaseBackend> QSimbaZookeeperLeaseBackend::fromUrl(const QString &url)
@@ -290,8 +361,10 @@ QSimbaLeaseBackend::SessionGrant QSimbaZookeeperLeaseBackend::openSession(Millis
         Batch batch(d->zk);
         const int create = batch.create(d->sessionPath(id), record.encode());
         batch.wait();
-        if (batch[create].ok())
+        if (batch[create].ok()) {
+            d->sweepSome();
             return {id, lease};
+        }
         if (batch[create].rc != ZNODEEXISTS)
             d->zk.raise(batch[create].rc, batch[create].what);
     }
@@ -360,6 +433,8 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
     const QString own = d->sessionPath(session);
     QHash<QSimbaLeaseName, AcquireResult> results;
     QList<QSimbaLeaseName> pending(names.cbegin(), names.cend());
+    QStringList expiredHolders; // taken over from: removed once the grants are done
+    const auto sweepHolders = qScopeGuard([&] { d->sweepExpired(expiredHolders); });
     for (int attempt = 0; attempt < MaxAttempts; ++attempt) {
         // The leases, the caller's session, then the clock: now is no earlier than the reads.
         Batch leases(d->zk);
@@ -381,7 +456,10 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
         for (const auto &name : std::as_const(pending)) {
             const auto &lease = leases[leaseReads.value(name)];
             const QString holder = QString::fromUtf8(lease.data);
-            if (lease.ok() && holder != session.toString() && !holderReads.contains(holder)) {
+            // Data that is no session id (empty, or written by another tool) names no
+            // holder: no session path is built from it, and the lease is free.
+            if (lease.ok() && holder != session.toString() && !holderReads.contains(holder)
+                && !sessionIdOf(holder).isNull()) {
                 if (!holders)
                     holders.emplace(d->zk);
                 holderReads.insert(holder, holders->get(d->sessionPath(holder)));
@@ -411,7 +489,9 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
                     results.insert(name, AcquireResult::granted(lease.stat.mzxid));
                     continue;
                 }
-                const SessionView holderView = SessionView::of((*holders)[holderReads.value(holder)]);
+                const SessionView holderView = holderReads.contains(holder)
+                    ? SessionView::of((*holders)[holderReads.value(holder)])
+                    : SessionView();
                 if (holderView.isLive(now)) {
                     results.insert(name, AcquireResult::heldBy(sessionIdOf(holder), lease.stat.mzxid,
                                                                holderView.remaining(now)));
@@ -424,6 +504,8 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
                     const QString holderPath = d->sessionPath(holder);
                     multi.check(holderPath, holderView.version);
                     multi.remove(holderPath + QLatin1Char('/') + LeaseIndex + name.toString());
+                    if (!expiredHolders.contains(holder))
+                        expiredHolders.append(holder);
                 }
             }
             const int ownIndexOp = multi.create(indexPath);
@@ -534,10 +616,15 @@ QList<QSimbaSessionId> QSimbaZookeeperLeaseBackend::members(const QString &group
     const int clock = read.set(d->clockPath(), {});
     read.wait();
     QList<QSimbaSessionId> result;
-    for (int i = 0; i < ids.size(); ++i)
-        if (SessionView::of(read[i]).isLive(read[clock].stat.mtime))
-            if (const auto id = sessionIdOf(ids[i]); !id.isNull())
-                result.append(id);
+    QStringList dead;
+    for (int i = 0; i < ids.size(); ++i) {
+        const auto id = sessionIdOf(ids[i]);
+        if (SessionView::of(read[i]).isLive(read[clock].stat.mtime) && !id.isNull())
+            result.append(id);
+        else if (!id.isNull())
+            dead.append(ids[i]);
+    }
+    d->sweepExpired(dead.mid(0, SweepLimit), group);
     std::sort(result.begin(), result.end());
     return result;
 }
@@ -594,9 +681,12 @@ QSimbaLeaseBackend::Inspection QSimbaZookeeperLeaseBackend::inspect()
 
     Inspection result;
     QHash<QString, SessionView> live;
+    QStringList dead;
     for (auto it = sessionReads.cbegin(); it != sessionReads.cend(); ++it) {
         const SessionView view = SessionView::of(read[it.value()]);
         const auto id = sessionIdOf(it.key());
+        if (!view.isLive(now) && !id.isNull() && dead.size() < SweepLimit)
+            dead.append(it.key());
         if (!view.isLive(now) || id.isNull())
             continue;
         live.insert(it.key(), view);
@@ -619,6 +709,7 @@ QSimbaLeaseBackend::Inspection QSimbaZookeeperLeaseBackend::inspect()
         if (!members.isEmpty())
             result.groups.append({it.key(), members});
     }
+    d->sweepExpired(dead);
     std::sort(result.sessions.begin(), result.sessions.end(), [](auto &a, auto &b) { return a.id < b.id; });
     std::sort(result.leases.begin(), result.leases.end(), [](auto &a, auto &b) { return a.name < b.name; });
     std::sort(result.groups.begin(), result.groups.end(), [](auto &a, auto &b) { return a.name < b.name; });

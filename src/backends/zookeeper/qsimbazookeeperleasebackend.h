@@ -58,6 +58,8 @@ public:
     static std::unique_ptr<QSimbaZookeeperLeaseBackend> fromUrl(const QString &url);
     //! Parses a URL as fromUrl() does, without connecting.
     static Options parseUrl(const QString &url);
+    //! As parseUrl(QString), for a URL that QUrl holds (one host).
+    static Options parseUrl(const QUrl &url);
 
     //! Does not connect: the first call does (and every call after a lost ZooKeeper session).
     explicit QSimbaZookeeperLeaseBackend(const Options &options);

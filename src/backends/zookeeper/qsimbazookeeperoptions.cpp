@@ -4,6 +4,7 @@
 
 #include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
+#include "qsimbaredact.h"
 
 #include <QtCore/QRegularExpression>
 #include <QtCore/QUrlQuery>
@@ -16,18 +17,9 @@ namespace {
 const Options defaults;
 constexpr QLatin1String Scheme("zookeeper://");
 
-QString redact(const QString &url)
-{
-    static const QRegularExpression password(QStringLiteral("(digest=[^:&#]*:)[^&#]*"),
-                                             QRegularExpression::CaseInsensitiveOption);
-    QString redacted = url;
-    redacted.replace(password, QStringLiteral("\\1xxxxx"));
-    return redacted;
-}
-
 [[noreturn]] void invalid(const QString &url, const QString &problem)
 {
-    throw QSimbaInvalidArgumentError(QStringLiteral("invalid ZooKeeper URL \"%1\": %2").arg(redact(url), problem));
+    throw QSimbaInvalidArgumentError(QStringLiteral("invalid ZooKeeper URL \"%1\": %2").arg(QSimbaRedact::text(url), problem));
 }
 
 // "500ms", "10s", "1.5s", "2m": at least 1 ms, at most a day (whole milliseconds).
@@ -155,6 +147,11 @@ QSimbaZookeeperLeaseBackend::Options QSimbaZookeeperLeaseBackend::parseUrl(const
                 acl = Acl::CreatorRead;
             else
                 invalid(url, QStringLiteral("option acl=%1 is not one of open, creator, creator-read").arg(value));
+        } else if (key == QLatin1String("tls") || key == QLatin1String("ssl") || key == QLatin1String("secure")) {
+            invalid(url, QStringLiteral("option %1: TLS is not available: the ZooKeeper C client of this build has no "
+                                        "zookeeper_init_ssl (Debian 12's libzookeeper-mt 3.8.0 is built without "
+                                        "OpenSSL); tunnel the connection instead (see docs/backend-zookeeper.md)")
+                                 .arg(key));
         } else {
             invalid(url, QStringLiteral("unknown option %1 (known: sessionTimeout, timeout, digest, acl)").arg(key));
         }
@@ -177,7 +174,7 @@ QString QSimbaZookeeperLeaseBackend::Options::toRedactedUrl() const
     if (timeout != defaults.timeout)
         query.append(QStringLiteral("timeout=") + QSimbaDuration::format(timeout));
     if (!digest.isEmpty())
-        query.append(QStringLiteral("digest=") + digest.section(QLatin1Char(':'), 0, 0) + QStringLiteral(":xxxxx"));
+        query.append(QStringLiteral("digest=") + digest.section(QLatin1Char(':'), 0, 0) + QLatin1Char(':') + QSimbaRedact::Mask);
     if (acl != (digest.isEmpty() ? Acl::Open : Acl::Creator))
         query.append(QStringLiteral("acl=") + aclName(acl));
     QString url = QStringLiteral("zookeeper://") + hosts + basePath;

@@ -1548,6 +1548,11 @@ QSimbaSnapshot Core::snapshot(Nanos now) const
     }
     snap.leaseDuration = m_options.config.leaseDuration();
     snap.healthy = s.status == SessionStatus::Live;
+    for (const auto &[name, g] : m_groups) {
+        QSimbaGroupSnapshot gs{name, g.partitions, g.members, g.owned.values()};
+        std::sort(gs.owned.begin(), gs.owned.end());
+        snap.groups.append(gs);
+    }
     return snap;
 }
 

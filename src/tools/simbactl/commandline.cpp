@@ -8,10 +8,14 @@
 #include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
 #include "qsimbaleasename.h"
+#include "qsimbasettings.h"
+#ifdef QSIMBA_HAVE_HTTP
+#include "qsimbahttpendpoint.h"
+#endif
 
 #include <QtCore/QCoreApplication>
 #include <QtCore/QSysInfo>
-#include <QtCore/QProcessEnvironment>
+#include <QtCore/QSettings>
 
 namespace {
 const QString backendOption = QStringLiteral("backend");
@@ -83,21 +87,24 @@ std::optional<int> CommandLine::parse(const QStringList &args)
     return std::nullopt;
 }
 
+// Without options, the settings rules of every QSimba application: $SIMBA_BACKEND and the
+// other SIMBA_* variables, then the "simba" group of simbactl's settings file.
 QString CommandLine::backendUrl() const
 {
     if (m_parser.isSet(backendOption))
         return m_parser.value(backendOption);
-    const QString env = QProcessEnvironment::systemEnvironment().value(QStringLiteral("SIMBA_BACKEND"));
-    if (!env.isEmpty())
-        return env;
+    const QString url = QSimbaSettings::backendUrl(QSettings());
+    if (!url.isEmpty())
+        return url;
     return QSimbaBackendFactory::defaultUrl().toString();
 }
 
 QSimbaConfig CommandLine::config() const
 {
+    const QSimbaConfig fromSettings = QSimbaSettings::config(QSettings());
     const auto lease = duration(leaseOption);
     if (!lease)
-        return QSimbaConfig();
+        return fromSettings;
     try {
         return QSimbaConfig::builder().leaseDuration(*lease).build();
     } catch (const QSimbaInvalidArgumentError &e) {
@@ -132,7 +139,35 @@ std::unique_ptr<QSimba> CommandLine::buildClient(QSimba::EventListener listener)
         .metadata(QStringLiteral("command"), QStringLiteral("simbactl ") + m_name);
     if (listener)
         builder.listener(std::move(listener));
-    return builder.build();
+    auto simba = builder.build();
+    const QString http = httpOption().names().first();
+    if (m_parser.optionNames().contains(http)) {
+#ifdef QSIMBA_HAVE_HTTP
+        // Loopback unless HOST says otherwise; SIMBA_HTTP_TOKEN guards it when set.
+        QSimbaHttpEndpoint::Options options;
+        options.token = qgetenv("SIMBA_HTTP_TOKEN");
+        try {
+            options = QSimbaHttpEndpoint::Options::parseListen(m_parser.value(http), options);
+        } catch (const QSimbaInvalidArgumentError &e) {
+            throw QSimbaInvalidArgumentError(QStringLiteral("%1: --http: %2").arg(m_name, e.message()));
+        }
+        auto *endpoint = new QSimbaHttpEndpoint(simba.get(), options, simba.get());
+        Console::error(QStringLiteral("serving %1").arg(endpoint->url().toString()));
+#else
+        throw QSimbaInvalidArgumentError(
+            QStringLiteral("%1: --http: this simbactl was built without QtHttpServer").arg(m_name));
+#endif
+    }
+    return simba;
+}
+
+QCommandLineOption CommandLine::httpOption()
+{
+    return QCommandLineOption(QStringLiteral("http"),
+                              QStringLiteral("Serve the operator endpoint (/simba, /simba/health, /simba/metrics, "
+                                             "/simba/events) on [HOST:]PORT; HOST defaults to 127.0.0.1. "
+                                             "SIMBA_HTTP_TOKEN, when set, is the bearer token it requires."),
+                              QStringLiteral("[HOST:]PORT"));
 }
 
 QString CommandLine::singleName() const

@@ -45,7 +45,8 @@ public:
     QSimbaConfig config() const;
     //! The duration of \a option ("500ms", "10s", "1m"), nothing when not given.
     std::optional<std::chrono::nanoseconds> duration(const QString &option) const;
-    //! A client on backendUrl() and config(), its session tagged with host, pid and command.
+    //! A client on backendUrl() and config(), its session tagged with host, pid and command;
+    //! with --http, serving its operator endpoint (a child of the client).
     std::unique_ptr<QSimba> buildClient(QSimba::EventListener listener = {}) const;
     //! The one positional NAME, validated as a lease name.
     QString singleName() const;
@@ -54,6 +55,8 @@ public:
 
     //! The --kill-after option of lock and elect.
     static QCommandLineOption killAfterOption();
+    //! The --http [HOST:]PORT option of elect, lock and watch: serve the operator endpoint.
+    static QCommandLineOption httpOption();
     //! An event listener that reports backend trouble (SessionSuspended, AcquireFailed) on stderr.
     static void reportTrouble(const QSimbaEvent &event);
 

@@ -15,7 +15,7 @@
 */
 int ElectCommand::run(const QStringList &args)
 {
-    CommandLine line(QStringLiteral("elect"), QStringLiteral("elect NAME [--kill-after D] -- COMMAND…"),
+    CommandLine line(QStringLiteral("elect"), QStringLiteral("elect NAME [--kill-after D] [--http [HOST:]PORT] -- COMMAND…"),
                      QStringLiteral("Contends for the leadership of NAME and runs COMMAND once in every term this "
                                     "process wins, with SIMBA_LEASE and SIMBA_TOKEN in its environment. When the "
                                     "term ends COMMAND gets SIGTERM (SIGKILL after --kill-after); it starts again "
@@ -24,6 +24,7 @@ int ElectCommand::run(const QStringList &args)
                      CommandLine::Trailing::Command);
     line.addPositional(QStringLiteral("NAME"), QStringLiteral("The election: 1-128 characters of [A-Za-z0-9._:-]."));
     line.addOption(CommandLine::killAfterOption());
+    line.addOption(CommandLine::httpOption());
     if (const auto exit = line.parse(args))
         return *exit;
     ElectCommand command(line, line.singleName());

@@ -22,7 +22,7 @@ const QString timeoutOption = QStringLiteral("timeout");
 */
 int LockCommand::run(const QStringList &args)
 {
-    CommandLine line(QStringLiteral("lock"), QStringLiteral("lock NAME [--timeout D] [--kill-after D] -- COMMAND…"),
+    CommandLine line(QStringLiteral("lock"), QStringLiteral("lock NAME [--timeout D] [--kill-after D] [--http [HOST:]PORT] -- COMMAND…"),
                      QStringLiteral("Runs COMMAND while holding the lock NAME, like flock(1) across hosts. COMMAND "
                                     "sees SIMBA_LEASE (the name) and SIMBA_TOKEN (the fencing token: pass it to "
                                     "what you write). When COMMAND exits, the lock is released and simbactl "
@@ -36,6 +36,7 @@ int LockCommand::run(const QStringList &args)
                                       QStringLiteral("Give up after waiting this long (exit 75); default: wait forever."),
                                       QStringLiteral("DURATION")));
     line.addOption(CommandLine::killAfterOption());
+    line.addOption(CommandLine::httpOption());
     if (const auto exit = line.parse(args))
         return *exit;
     const QString name = line.singleName();

@@ -79,6 +79,7 @@ int exitCodeOf(const QSimbaError &e)
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
+    QCoreApplication::setOrganizationName(QStringLiteral("QSimba")); // settings: ~/.config/QSimba/simbactl.conf
     QCoreApplication::setApplicationName(QStringLiteral("simbactl"));
     QCoreApplication::setApplicationVersion(QStringLiteral(QSIMBA_VERSION));
     QString command;

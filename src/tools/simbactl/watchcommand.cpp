@@ -15,7 +15,7 @@
 /*! Runs \c{simbactl watch} with \a args; answers the exit code. */
 int WatchCommand::run(const QStringList &args)
 {
-    CommandLine line(QStringLiteral("watch"), QStringLiteral("watch [--json] [--group G --partitions N] [NAME…]"),
+    CommandLine line(QStringLiteral("watch"), QStringLiteral("watch [--json] [--group G --partitions N] [--http [HOST:]PORT] [NAME…]"),
                      QStringLiteral("Starts one client that contends for every NAME and, with --group, joins the "
                                     "partition group G and contends for the partitions assigned to it (none of "
                                     "these: it only keeps its session). Prints each of its events as it happens: "
@@ -28,6 +28,7 @@ int WatchCommand::run(const QStringList &args)
     line.addOption(QCommandLineOption(group, QStringLiteral("Join this partition group."), QStringLiteral("G")));
     line.addOption(QCommandLineOption(partitions, QStringLiteral("The group's number of partitions (default 8)."),
                                       QStringLiteral("N")));
+    line.addOption(CommandLine::httpOption());
     line.addPositional(QStringLiteral("NAME…"), QStringLiteral("Elections to contend for."));
     if (const auto exit = line.parse(args))
         return *exit;

@@ -6,6 +6,7 @@
 #include "qsimbabackendfactory.h"
 #include "qsimbaerror.h"
 #include "qsimbamemoryleasebackend.h"
+#include "qsimbaredact.h"
 
 #ifdef QSIMBA_HAVE_SQL
 #include "qsimbasqlleasebackend.h"
@@ -25,6 +26,13 @@
 #include <QtTest/QTest>
 
 using namespace std::chrono_literals;
+
+namespace {
+QString S(const char *text)
+{
+    return QString::fromUtf8(text);
+}
+} // namespace
 
 class tst_BackendFactory : public QObject
 {
@@ -68,14 +76,20 @@ private Q_SLOTS:
         QTest::newRow("postgres") << "postgres://u@db.example/app" << "postgresql://u@db.example";
         QTest::newRow("mysql") << "mysql://u:pw@db.example:3307/app" << "mysql://u:***@db.example:3307/app";
         QTest::newRow("mariadb") << "mariadb://u@db.example/app" << "mysql://u@db.example";
+        QTest::newRow("postgresql-ipv6") << "postgresql://u:pw@[::1]:5433/app" << "postgresql://u:***@[::1]:5433/app";
+        QTest::newRow("mysql-ipv6") << "mysql://u:pw@[::1]:3307/app" << "mysql://u:***@[::1]:3307/app";
 #endif
 #ifdef QSIMBA_HAVE_REDIS
         QTest::newRow("redis") << "redis://127.0.0.1:6390/2" << "redis://127.0.0.1:6390/2";
         QTest::newRow("redis-acl") << "redis://app:pw@127.0.0.1/0" << "redis://app:***@127.0.0.1";
+        QTest::newRow("redis-ipv6") << "redis://app:p%40w@[::1]:6390/2" << "redis://app:***@[::1]:6390/2";
 #endif
 #ifdef QSIMBA_HAVE_ZOOKEEPER
         QTest::newRow("zookeeper") << "zookeeper://127.0.0.1:2181/simba" << "zookeeper://127.0.0.1:2181/simba";
         QTest::newRow("zookeeper-hosts") << "zookeeper://h1:2181,h2:2182/app" << "zookeeper://h1:2181,h2:2182/app";
+        QTest::newRow("zookeeper-ipv6") << "zookeeper://[::1]:2181/app" << "zookeeper://[::1]:2181/app";
+        QTest::newRow("zookeeper-ipv6-hosts") << "zookeeper://[::1]:2181,[fe80::1]/app?digest=u:p%40w"
+                                              << "zookeeper://[::1]:2181,[fe80::1]:2181/app?digest=u:***";
 #endif
     }
     void createsEveryScheme()
@@ -148,7 +162,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("url");
         QTest::addColumn<QStringList>("expected");
         QTest::newRow("no scheme") << "just-a-name" << QStringList{QStringLiteral("malformed URL"), QStringLiteral("memory")};
-        QTest::newRow("unknown scheme") << "etcd://127.0.0.1:2379" << QStringList{QStringLiteral("unknown scheme 'etcd'")};
+        QTest::newRow("unknown scheme") << "consul://127.0.0.1:8500" << QStringList{QStringLiteral("unknown scheme 'consul'")};
         QTest::newRow("memory option") << "memory://m?lease=1s" << QStringList{QStringLiteral("unknown option 'lease'")};
         QTest::newRow("memory path") << "memory://m/x" << QStringList{QStringLiteral("no path")};
         QTest::newRow("memory port") << "memory://m:12" << QStringList{QStringLiteral("no user, password or port")};
@@ -193,6 +207,49 @@ private Q_SLOTS:
         QCOMPARE(QSimbaBackendFactory::redacted(QStringLiteral("zookeeper://h:1/s?digest=u:secret&acl=creator")),
                  QStringLiteral("zookeeper://h:1/s?digest=u:***&acl=creator"));
         QCOMPARE(QSimbaBackendFactory::redacted(QStringLiteral("sqlite:///a:b@c.db")), QStringLiteral("sqlite:///a:b@c.db"));
+    }
+
+    // Secrets with characters that end a URL part ('/', '@', '#', ':') or are percent-encoded:
+    // no piece of the secret (three characters or more between separators) may survive, in
+    // QSimbaRedact::text() or in any error of the factory.
+    void redactsAwkwardSecrets_data()
+    {
+        QTest::addColumn<QString>("url");
+        QTest::addColumn<QStringList>("pieces");
+        QTest::newRow("base64 with /") << "postgresql://app:ab9/cd+ef==@db:5432/app" << QStringList{S("ab9"), S("cd+ef==")};
+        QTest::newRow("@ in password") << "redis://app:pq7@rs8@127.0.0.1/0" << QStringList{S("pq7"), S("rs8")};
+        QTest::newRow("# in password") << "redis://app:pq7#rs8@127.0.0.1/0" << QStringList{S("pq7"), S("rs8")};
+        QTest::newRow("%40 in password") << "redis://app:pq7%40rs8@127.0.0.1/0?bogus=1" << QStringList{S("pq7"), S("rs8")};
+        QTest::newRow("only password") << "redis://:s3cr3t@127.0.0.1/0?bogus=1" << QStringList{S("s3cr3t")};
+        QTest::newRow("digest %3A") << "zookeeper://h:2181/a?digest=app%3As3cr3t&x=1" << QStringList{S("s3cr3t")};
+        QTest::newRow("digest #") << "zookeeper://h:2181/a?digest=app:pq7#rs8" << QStringList{S("pq7"), S("rs8")};
+        QTest::newRow("digest @") << "zookeeper://h1:2181,h2:2181/a?digest=app:pq7@rs8&x=1" << QStringList{S("pq7"), S("rs8")};
+        QTest::newRow("digest /") << "zookeeper://h:2181/a?digest=app:pq7/rs8&acl=bogus" << QStringList{S("pq7"), S("rs8")};
+        QTest::newRow("ipv6 host") << "redis://app:pq7/rs8@[::1]:6379/0?bogus=1" << QStringList{S("pq7"), S("rs8")};
+    }
+    void redactsAwkwardSecrets()
+    {
+        QFETCH(QString, url);
+        QFETCH(QStringList, pieces);
+        const QString masked = QSimbaRedact::text(url);
+        const QString factory = errorOf([&] { QSimbaBackendFactory::create(url); });
+        const QString viaQUrl = errorOf([&] { QSimbaBackendFactory::create(QUrl(url)); });
+        for (const QString &shown : {masked, factory, viaQUrl}) {
+            QVERIFY2(shown.contains(QSimbaRedact::Mask) || !shown.contains(QLatin1String("://")), qPrintable(shown));
+            for (const QString &piece : pieces)
+                QVERIFY2(!shown.contains(piece), qPrintable(piece + QLatin1String(" in: ") + shown));
+        }
+    }
+
+    void redactsParsedUrls()
+    {
+        QCOMPARE(QSimbaRedact::url(QUrl(S("redis://app:s3cr3t@127.0.0.1:6379/0"))), S("redis://app:***@127.0.0.1:6379/0"));
+        QCOMPARE(QSimbaRedact::url(QUrl(S("postgresql://u:a%2Fb@[::1]:5432/db?sslpassword=k3y&x=1"))),
+                 S("postgresql://u:***@[::1]:5432/db?sslpassword=***&x=1"));
+        QCOMPARE(QSimbaRedact::url(QUrl(S("zookeeper://h:2181/a?digest=app%3As3cr3t&acl=creator"))),
+                 S("zookeeper://h:2181/a?digest=app:***&acl=creator"));
+        QCOMPARE(QSimbaRedact::hostPort(S("::1"), 6379), S("[::1]:6379"));
+        QCOMPARE(QSimbaRedact::hostPort(S("db.example"), 5432), S("db.example:5432"));
     }
 
     void defaultIsSqliteInTheDataDirectory()

@@ -5,9 +5,11 @@
 #include "qsimbaerror.h"
 #include "qsimbaredisleasebackend.h"
 #include "redisserver.h"
+#include "tcpproxy.h"
 
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QMutex>
+#include <QtCore/QScopeGuard>
 #include <QtTest/QTest>
 
 using namespace std::chrono;
@@ -35,14 +37,28 @@ private Q_SLOTS:
     void inspectionShowsMetadata();
     void brokenConnectionIsReestablished();
     void unreachableServerFailsInBoundedTime();
+    void unresolvableHostFailsInBoundedTime();
     void hungServerTimesOut();
 
     void aclUserAndPassword();
+    void leastPrivilegeAclSuffices();
     void wrongPasswordIsAClearError();
 
     void releaseHintReachesWaitingPartyQuickly();
     void restartWithoutPersistenceKeepsSafety();
     void hintsResubscribeAfterRestart();
+
+    void everyCallEndsWithinItsDeadline_data();
+    void everyCallEndsWithinItsDeadline();
+    void slowServerCannotStretchACall();
+    void connectsOverIpv6();
+    void readOnlyDropsTheConnection();
+    void followsMovedToTheNewNode();
+    void restoredOldDataNeverGrantsALowerToken_data();
+    void restoredOldDataNeverGrantsALowerToken();
+    void freshPrefixGrantsAtOnce();
+    void flushedPrefixStaysGuarded();
+    void longestMaxLeaseGuardsARestart();
 
 private:
     Options options(const QString &prefix) const;
@@ -110,6 +126,38 @@ bool awaitHint(const HintLog &log, Backend::Hint::Kind kind, const QString &name
 }
 } // namespace
 
+namespace {
+// How long a call may take beyond its limit (connectTimeout + commandTimeout) on a loaded
+// machine: thread wake-ups, the proxy's own latency.
+constexpr milliseconds Slack = 400ms;
+
+// Runs \a call, which must fail with a QSimbaBackendError within \a bound; the message.
+QString failsWithin(const std::function<void()> &call, milliseconds bound, qint64 *elapsed = nullptr)
+{
+    QElapsedTimer timer;
+    timer.start();
+    QString message = S("<no error>");
+    try {
+        call();
+    } catch (const QSimbaBackendError &e) {
+        message = e.message();
+    }
+    if (elapsed)
+        *elapsed = timer.elapsed();
+    if (timer.elapsed() > bound.count())
+        return QStringLiteral("<took %1ms, more than %2ms> %3").arg(timer.elapsed()).arg(bound.count()).arg(message);
+    return message;
+}
+
+QString field(const QString &info, const QString &name)
+{
+    for (const QString &line : info.split(QLatin1Char('\n')))
+        if (line.startsWith(name + QLatin1Char(':')))
+            return line.mid(name.size() + 1).trimmed();
+    return {};
+}
+} // namespace
+
 void tst_RedisBackend::initTestCase()
 {
     if (!m_server.start())
@@ -172,6 +220,8 @@ void tst_RedisBackend::parsesUrls_data()
                               << S("simba") << qint64(2000) << qint64(2000) << qint64(30000);
     QTest::newRow("password only") << S("redis://:pw@h") << S("h") << 6379 << 0 << S("") << S("pw") << S("simba")
                                    << qint64(2000) << qint64(2000) << qint64(30000);
+    QTest::newRow("ipv6") << S("redis://[::1]:7000/2") << S("::1") << 7000 << 2 << S("") << S("") << S("simba")
+                          << qint64(2000) << qint64(2000) << qint64(30000);
     QTest::newRow("options") << S("redis://h/1?prefix=app.locks&connectTimeout=500ms&commandTimeout=1.5s&maxLease=1m")
                              << S("h") << 6379 << 1 << S("") << S("") << S("app.locks") << qint64(500) << qint64(1500)
                              << qint64(60000);
@@ -197,7 +247,8 @@ void tst_RedisBackend::rejectsBadUrls_data()
 {
     QTest::addColumn<QString>("url");
     QTest::addColumn<QString>("expected"); // in the message
-    QTest::newRow("scheme") << S("rediss://h") << S("scheme must be \"redis\"");
+    QTest::newRow("scheme") << S("http://h") << S("scheme must be \"redis\"");
+    QTest::newRow("tls") << S("rediss://h") << S("hiredis 0.14 has no TLS");
     QTest::newRow("no host") << S("redis:///0") << S("no host");
     QTest::newRow("port 0") << S("redis://h:0") << S("port");
     QTest::newRow("db not a number") << S("redis://h/zero") << S("database number");
@@ -250,6 +301,13 @@ void tst_RedisBackend::describeRedactsPassword()
     QCOMPARE(b->describe(), QStringLiteral("redis://alice:***@h:7000/2?prefix=p"));
     QCOMPARE(QSimbaRedisLeaseBackend::fromUrl(QUrl(QStringLiteral("redis://h")))->describe(),
              QStringLiteral("redis://h:6379/0"));
+    QCOMPARE(QSimbaRedisLeaseBackend::fromUrl(QUrl(QStringLiteral("redis://u:p%2Fw@[::1]:7000/1")))->describe(),
+             QStringLiteral("redis://u:***@[::1]:7000/1"));
+    // The text form parses the same; the options print the same description.
+    const Options parsed = QSimbaRedisLeaseBackend::parseUrl(QStringLiteral("redis://u:p%2Fw@[::1]:7000/1"));
+    QCOMPARE(parsed.password, QStringLiteral("p/w"));
+    QCOMPARE(parsed.toRedactedUrl(), QStringLiteral("redis://u:***@[::1]:7000/1"));
+    QCOMPARE(QSimbaRedisLeaseBackend::fromUrl(QStringLiteral("redis://h:1/2"))->describe(), QStringLiteral("redis://h:1/2"));
 }
 
 void tst_RedisBackend::keysShareOneHashTag()
@@ -343,6 +401,18 @@ void tst_RedisBackend::unreachableServerFailsInBoundedTime()
     QVERIFY2(timer.elapsed() < 1000, qPrintable(QString::number(timer.elapsed())));
 }
 
+// m15: name resolution is inside connectTimeout (getaddrinfo has no bound of its own).
+void tst_RedisBackend::unresolvableHostFailsInBoundedTime()
+{
+    Options o = options(QStringLiteral("t"));
+    o.host = QStringLiteral("no-such-host.invalid");
+    o.connectTimeout = 500ms;
+    QSimbaRedisLeaseBackend b(o);
+    const QString message = failsWithin([&] { b.openSession(500ms); }, o.connectTimeout + o.commandTimeout + Slack);
+    QVERIFY2(message.contains(QLatin1String("cannot resolve no-such-host.invalid")), qPrintable(message));
+    QVERIFY2(message.contains(b.describe()), qPrintable(message));
+}
+
 void tst_RedisBackend::hungServerTimesOut()
 {
     Options o = options(QStringLiteral("t"));
@@ -399,6 +469,40 @@ void tst_RedisBackend::aclUserAndPassword()
     } catch (const QSimbaBackendError &e) {
         QVERIFY2(e.message().contains(QLatin1String("NOPERM")), qPrintable(e.message()));
     }
+}
+
+// The ACL docs/backend-redis.md gives: the prefix's keys and channel, and only the commands
+// the backend and its scripts use.
+void tst_RedisBackend::leastPrivilegeAclSuffices()
+{
+    const QStringList commands{
+        S("+auth"), S("+select"), S("+ping"), S("+evalsha"), S("+script|load"), S("+subscribe"), S("+info"),
+        S("+time"), S("+publish"), S("+get"), S("+set"), S("+del"), S("+hget"), S("+hset"), S("+hmget"),
+        S("+hgetall"), S("+sadd"), S("+srem"), S("+smembers"), S("+scard"), S("+zadd"), S("+zrem"), S("+zscore"),
+        S("+zrangebyscore")};
+    QString out;
+    QCOMPARE(m_server.cli(QStringList{S("ACL"), S("SETUSER"), S("least"), S("on"), S(">pw"), S("resetkeys"),
+                                      S("~{least}:*"), S("resetchannels"), S("&{least}:*"), S("-@all")}
+                              + commands,
+                          &out),
+             0);
+    QVERIFY2(out.contains(QLatin1String("OK")), qPrintable(out));
+    const auto b = QSimbaRedisLeaseBackend::fromUrl(
+        QUrl(S("redis://least:pw@127.0.0.1:%1/0?prefix=least&maxLease=600ms").arg(m_server.port())));
+    HintLog log;
+    const auto subscription = b->subscribe(log.listener());
+    const auto s = b->openSession(600ms).id;
+    const auto n = name("a");
+    const qint64 t = grant(*b, s, n, 600ms);
+    QVERIFY(b->keepAlive(s, 600ms, {}).owned.contains(n));
+    QVERIFY(awaitHint(log, Backend::Hint::Kind::MembersChanged, name("g").toString(), [&] {
+        b->join(s, name("g").toString());
+        QCOMPARE(b->members(name("g").toString()), QList<QSimbaSessionId>{s});
+        b->leave(s, name("g").toString());
+    }));
+    QCOMPARE(b->inspect().leases.size(), 1);
+    b->release(s, {{n, t}});
+    b->closeSession(s);
 }
 
 void tst_RedisBackend::wrongPasswordIsAClearError()
@@ -525,6 +629,328 @@ void tst_RedisBackend::hintsResubscribeAfterRestart()
     QVERIFY2(awaitHint(log, Backend::Hint::Kind::MembersChanged, g2, churn(g2)),
              "no hint after the server restarted: the subscription was not renewed");
     b.closeSession(s);
+}
+
+
+void tst_RedisBackend::everyCallEndsWithinItsDeadline_data()
+{
+    QTest::addColumn<int>("fault"); // -1: the server frozen (SIGSTOP), else a TcpProxy::Mode
+    QTest::newRow("frozen") << -1;
+    QTest::newRow("black hole") << int(TcpProxy::Mode::BlackHole);
+    QTest::newRow("delayed") << int(TcpProxy::Mode::Delay);
+    QTest::newRow("reset") << int(TcpProxy::Mode::Reset);
+}
+
+// Whatever the server or the network does, every SPI call fails with a clear error within
+// connectTimeout + commandTimeout (+ Slack), and destroying the backend and its
+// subscription returns at once.
+void tst_RedisBackend::everyCallEndsWithinItsDeadline()
+{
+    QFETCH(int, fault);
+    TcpProxy proxy(S("127.0.0.1"), m_server.port());
+    QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
+    Options o = options(S("dl") + QString::number(fault + 1));
+    o.port = proxy.port();
+    o.connectTimeout = 300ms;
+    o.commandTimeout = 300ms;
+    o.maxLease = 30s;
+    auto b = std::make_unique<QSimbaRedisLeaseBackend>(o);
+    HintLog log;
+    auto subscription = b->subscribe(log.listener());
+    const auto s = b->openSession(30s).id;
+    const auto n = name("a");
+    b->join(s, S("g"));
+
+    const auto thaw = qScopeGuard([&] { m_server.resume(); });
+    if (fault < 0)
+        QVERIFY(m_server.pause());
+    else
+        proxy.setMode(TcpProxy::Mode(fault), 700ms);
+    const milliseconds bound = o.connectTimeout + o.commandTimeout + Slack;
+    const std::pair<const char *, std::function<void()>> calls[] = {
+        {"openSession", [&] { b->openSession(30s); }},
+        {"keepAlive", [&] { b->keepAlive(s, 30s, {}); }},
+        {"acquire", [&] { b->acquire(s, {n}); }},
+        {"release", [&] { b->release(s, {{n, 1}}); }},
+        {"join", [&] { b->join(s, S("g")); }},
+        {"leave", [&] { b->leave(s, S("g")); }},
+        {"members", [&] { b->members(S("g")); }},
+        {"inspect", [&] { b->inspect(); }},
+        {"closeSession", [&] { b->closeSession(s); }},
+    };
+    for (const auto &[what, call] : calls) {
+        const QString message = failsWithin(call, bound);
+        QVERIFY2(!message.startsWith(QLatin1Char('<')), qPrintable(QLatin1String(what) + S(": ") + message));
+        QVERIFY2(message.contains(b->describe()), qPrintable(message));
+    }
+    QElapsedTimer timer;
+    timer.start();
+    subscription.reset();
+    b.reset();
+    QVERIFY2(timer.elapsed() < bound.count(), qPrintable(QString::number(timer.elapsed())));
+}
+
+// A server that answers each command just within the command timeout cannot stretch one
+// call over several of them (reconnect, SELECT, NOSCRIPT, SCRIPT LOAD, EVALSHA).
+void tst_RedisBackend::slowServerCannotStretchACall()
+{
+    TcpProxy proxy(S("127.0.0.1"), m_server.port());
+    QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
+    Options o = options(S("slow"));
+    o.port = proxy.port();
+    o.database = 1;
+    o.connectTimeout = 200ms;
+    o.commandTimeout = 1000ms;
+    o.maxLease = 30s;
+    QSimbaRedisLeaseBackend b(o);
+    const auto s = b.openSession(30s).id;
+    QCOMPARE(m_server.cli({S("SCRIPT"), S("FLUSH")}), 0);
+    QCOMPARE(m_server.cli({S("CLIENT"), S("KILL"), S("TYPE"), S("normal")}), 0);
+    proxy.setMode(TcpProxy::Mode::Delay, 200ms); // 400 ms a round trip, 4 round trips needed
+    qint64 elapsed = 0;
+    const QString message = failsWithin([&] { b.keepAlive(s, 30s, {}); },
+                                        o.connectTimeout + o.commandTimeout + Slack, &elapsed);
+    // Ended by the call's limit (or, on a very slow machine, by one command's timeout).
+    QVERIFY2(!message.startsWith(QLatin1Char('<')) && message.contains(S("no answer within")), qPrintable(message));
+    proxy.setMode(TcpProxy::Mode::Forward);
+    QVERIFY(b.keepAlive(s, 30s, {}).isLive);
+    b.closeSession(s);
+}
+
+void tst_RedisBackend::connectsOverIpv6()
+{
+    RedisServer six;
+    six.setExtraArguments({S("--bind"), S("127.0.0.1"), S("::1")});
+    if (!six.start())
+        QFAIL(qPrintable(six.errorString()));
+    const auto b = QSimbaRedisLeaseBackend::fromUrl(QUrl(S("redis://[::1]:%1/0?prefix=v6").arg(six.port())));
+    QCOMPARE(b->describe(), S("redis://[::1]:%1/0?prefix=v6").arg(six.port()));
+    const auto s = b->openSession(500ms).id;
+    QVERIFY(b->keepAlive(s, 500ms, {}).isLive);
+    b->closeSession(s);
+}
+
+// A primary demoted by a failover (REPLICAOF) answers READONLY on the connection it kept:
+// the backend drops that connection and connects again (a new connection re-resolves the
+// host name, which now names the new primary), instead of failing on it until a restart.
+void tst_RedisBackend::readOnlyDropsTheConnection()
+{
+    RedisServer other;
+    if (!other.start())
+        QFAIL(qPrintable(other.errorString()));
+    RedisServer primary;
+    if (!primary.start())
+        QFAIL(qPrintable(primary.errorString()));
+    Options o = options(S("ro"));
+    o.port = primary.port();
+    QSimbaRedisLeaseBackend b(o);
+    const auto s = b.openSession(2s).id;
+    const auto scriptConnections = [&] {
+        QString clients;
+        primary.cli({S("CLIENT"), S("LIST"), S("TYPE"), S("normal")}, &clients);
+        return clients.count(S("cmd=evalsha"));
+    };
+    QCOMPARE(scriptConnections(), 1);
+    QCOMPARE(primary.cli({S("REPLICAOF"), S("127.0.0.1"), QString::number(other.port())}), 0);
+    QTRY_VERIFY_WITH_TIMEOUT([&] {
+        QString info;
+        primary.cli({S("INFO"), S("replication")}, &info);
+        return field(info, S("master_link_status")) == S("up");
+    }(), 10000);
+    try {
+        b.keepAlive(s, 2s, {});
+        QFAIL("a replica accepted a write");
+    } catch (const QSimbaBackendError &e) {
+        QVERIFY2(e.message().contains(S("READONLY")), e.what());
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(scriptConnections(), 0, 5000); // not kept to fail again
+    // Promoted again: the next call works on a new connection.
+    QCOMPARE(primary.cli({S("REPLICAOF"), S("NO"), S("ONE")}), 0);
+    const auto again = b.openSession(2s).id;
+    QVERIFY(b.keepAlive(again, 2s, {}).isLive);
+}
+
+// A Redis Cluster moves the prefix's slot to another node: the backend follows MOVED.
+void tst_RedisBackend::followsMovedToTheNewNode()
+{
+    const QStringList cluster{S("--cluster-enabled"), S("yes"), S("--cluster-config-file"), S("nodes.conf"),
+                              S("--cluster-require-full-coverage"), S("no")};
+    RedisServer a, c;
+    a.setExtraArguments(cluster);
+    c.setExtraArguments(cluster);
+    if (!a.start())
+        QFAIL(qPrintable(a.errorString()));
+    if (!c.start())
+        QFAIL(qPrintable(c.errorString()));
+    QCOMPARE(a.cli({S("CLUSTER"), S("ADDSLOTSRANGE"), S("0"), S("16383")}), 0);
+    QCOMPARE(a.cli({S("CLUSTER"), S("MEET"), S("127.0.0.1"), QString::number(c.port())}), 0);
+    QString idOfA, idOfC;
+    QVERIFY(a.cli({S("CLUSTER"), S("MYID")}, &idOfA) == 0);
+    QVERIFY(c.cli({S("CLUSTER"), S("MYID")}, &idOfC) == 0);
+    idOfA = idOfA.trimmed();
+    idOfC = idOfC.trimmed();
+    QTRY_VERIFY_WITH_TIMEOUT([&] {
+        QString nodes;
+        c.cli({S("CLUSTER"), S("NODES")}, &nodes);
+        return nodes.contains(S("0-16383"));
+    }(), 15000);
+    for (RedisServer *node : {&a, &c}) {
+        QTRY_VERIFY_WITH_TIMEOUT([&] {
+            QString info;
+            node->cli({S("CLUSTER"), S("INFO")}, &info);
+            return field(info, S("cluster_state")) == S("ok");
+        }(), 15000);
+    }
+
+    Options o = options(S("mv"));
+    o.port = a.port();
+    QSimbaRedisLeaseBackend b(o);
+    const auto s = b.openSession(2s).id;
+    QVERIFY(b.keepAlive(s, 2s, {}).isLive);
+
+    QString slot;
+    QCOMPARE(a.cli({S("CLUSTER"), S("KEYSLOT"), S("{mv}:epoch")}, &slot), 0);
+    slot = slot.trimmed();
+    QCOMPARE(a.cli({S("FLUSHALL")}), 0); // a node hands over only a slot without keys
+    // The resharding steps of the Redis Cluster specification, for a slot without keys.
+    QCOMPARE(c.cli({S("CLUSTER"), S("SETSLOT"), slot, S("IMPORTING"), idOfA}), 0);
+    QCOMPARE(a.cli({S("CLUSTER"), S("SETSLOT"), slot, S("MIGRATING"), idOfC}), 0);
+    QCOMPARE(c.cli({S("CLUSTER"), S("SETSLOT"), slot, S("NODE"), idOfC}), 0);
+    QCOMPARE(a.cli({S("CLUSTER"), S("SETSLOT"), slot, S("NODE"), idOfC}), 0);
+    QString moved;
+    a.cli({S("GET"), S("{mv}:x")}, &moved);
+    QVERIFY2(moved.contains(S("MOVED")), qPrintable(moved));
+
+    // The session's keys were flushed with the slot: it has ended; a new one lives on c.
+    QVERIFY(!b.keepAlive(s, 2s, {}).isLive);
+    const auto t = b.openSession(2s).id;
+    QVERIFY(b.keepAlive(t, 2s, {}).isLive);
+    QString exists;
+    QCOMPARE(c.cli({S("ZSCORE"), S("{mv}:sessions"), t.toString()}, &exists), 0);
+    QVERIFY2(!exists.trimmed().isEmpty(), "the session is not on the node the slot moved to");
+}
+
+// An older dataset restored (a restart with an RDB file from before a grant) must not make
+// the backend grant a token below one it granted since.
+void tst_RedisBackend::restoredOldDataNeverGrantsALowerToken_data()
+{
+    QTest::addColumn<bool>("restart"); // else DEBUG RELOAD NOSAVE: the same server run
+    QTest::newRow("restart from an older dump") << true;
+    QTest::newRow("DEBUG RELOAD of an older dump") << false;
+}
+
+void tst_RedisBackend::restoredOldDataNeverGrantsALowerToken()
+{
+    QFETCH(bool, restart);
+    RedisServer server;
+    server.setExtraArguments({S("--enable-debug-command"), S("local")});
+    if (!server.start())
+        QFAIL(qPrintable(server.errorString()));
+    Options o = options(S("old"));
+    o.port = server.port();
+    o.maxLease = 3s;
+    QSimbaRedisLeaseBackend b(o);
+    const auto n = name("a");
+    const auto s1 = b.openSession(3s).id;
+    const qint64 t1 = grant(b, s1, n, 3s);
+    QCOMPARE(server.cli({S("SAVE")}), 0); // the dump: s1 holds n with t1
+    b.release(s1, {{n, t1}});
+    const auto s2 = b.openSession(3s).id;
+    const auto r2 = b.acquire(s2, {n}).value(n);
+    QVERIFY(r2.isGranted && r2.token > t1);
+    // The server restarts from the dump, or reloads it: s1 holds n again, with t1.
+    if (restart && !server.restart())
+        QFAIL(qPrintable(server.errorString()));
+    if (!restart)
+        QCOMPARE(server.cli({S("DEBUG"), S("RELOAD"), S("NOSAVE")}), 0);
+    QElapsedTimer clock;
+    clock.start();
+    qint64 granted = 0;
+    while (granted == 0 && clock.elapsed() < 10000) {
+        QVERIFY2(b.keepAlive(s1, 3s, {}).isLive, "the restored session ran out");
+        const auto r = b.acquire(s1, {n}).value(n);
+        if (r.isGranted) {
+            granted = r.token;
+        } else {
+            QCOMPARE(r.holder, QSimbaRedisLeaseBackend::recoveringHolder());
+            QSimbaConformanceTest::wallClock()(std::min(*r.holderRemaining, 100ms));
+        }
+    }
+    QVERIFY2(granted > r2.token,
+             qPrintable(QStringLiteral("granted %1 after %2 had been granted").arg(granted).arg(r2.token)));
+}
+
+// A first-time user on a server that has run longer than maxLease gets a grant at once.
+void tst_RedisBackend::freshPrefixGrantsAtOnce()
+{
+    Options o = options(S("fresh") + m_run);
+    o.maxLease = 600ms;
+    QString info;
+    // A server of its own, whose statistics show no flush, once it has run maxLease.
+    RedisServer server;
+    if (!server.start())
+        QFAIL(qPrintable(server.errorString()));
+    o.port = server.port();
+    QTRY_VERIFY_WITH_TIMEOUT([&] {
+        server.cli({S("INFO"), S("server")}, &info);
+        return field(info, S("uptime_in_seconds")).toInt() * 1000 >= o.maxLease.count();
+    }(), 5000);
+    QSimbaRedisLeaseBackend b(o);
+    const auto s = b.openSession(600ms).id;
+    const auto r = b.acquire(s, {name("a")}).value(name("a"));
+    QVERIFY2(r.isGranted, qPrintable(r.holder.toString()));
+}
+
+// FLUSHALL looks like a new prefix, but the server's statistics tell: still guarded.
+void tst_RedisBackend::flushedPrefixStaysGuarded()
+{
+    RedisServer server;
+    if (!server.start())
+        QFAIL(qPrintable(server.errorString()));
+    Options o = options(S("flushed"));
+    o.port = server.port();
+    o.maxLease = 600ms;
+    QString info;
+    QTRY_VERIFY_WITH_TIMEOUT([&] { // it would count as new now, but for the flush
+        server.cli({S("INFO"), S("server")}, &info);
+        return field(info, S("uptime_in_seconds")).toInt() * 1000 >= o.maxLease.count();
+    }(), 5000);
+    QSimbaRedisLeaseBackend b(o);
+    const auto n = name("a");
+    const auto s1 = b.openSession(600ms).id;
+    grant(b, s1, n, 600ms);
+    QCOMPARE(server.cli({S("FLUSHALL")}), 0);
+    const auto s2 = b.openSession(600ms).id;
+    const auto r = b.acquire(s2, {n}).value(n);
+    QVERIFY2(!r.isGranted, "granted right after FLUSHALL");
+    QCOMPARE(r.holder, QSimbaRedisLeaseBackend::recoveringHolder());
+    QVERIFY(r.holderRemaining && *r.holderRemaining > 300ms);
+}
+
+// m2: a client configured with a shorter maxLease than another must not end the recovery
+// period before the other's longer leases ran out (when the prefix's epoch survived).
+void tst_RedisBackend::longestMaxLeaseGuardsARestart()
+{
+    RedisServer server;
+    if (!server.start())
+        QFAIL(qPrintable(server.errorString()));
+    Options longer = options(S("mixed"));
+    longer.port = server.port();
+    longer.maxLease = 4s;
+    Options shorter = longer;
+    shorter.maxLease = 600ms;
+    QSimbaRedisLeaseBackend a(longer);
+    const auto s1 = a.openSession(4s).id;
+    grant(a, s1, name("held"), 4s);
+    QCOMPARE(server.cli({S("SAVE")}), 0);
+    if (!server.restart()) // from the dump: the epoch of the old run, written by a 4s client
+        QFAIL(qPrintable(server.errorString()));
+    QSimbaRedisLeaseBackend b(shorter);
+    const auto s2 = b.openSession(600ms).id;
+    const auto r = b.acquire(s2, {name("free")}).value(name("free"));
+    QVERIFY(!r.isGranted);
+    QCOMPARE(r.holder, QSimbaRedisLeaseBackend::recoveringHolder());
+    QVERIFY2(*r.holderRemaining > 3s, qPrintable(QString::number(r.holderRemaining->count())));
 }
 
 QTEST_GUILESS_MAIN(tst_RedisBackend)

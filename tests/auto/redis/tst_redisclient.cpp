@@ -20,6 +20,7 @@ class tst_RedisClient : public QObject
 private Q_SLOTS:
     void initTestCase();
     void handoverAndRestartKeepOneValidTerm();
+    void closeReturnsWhileTheServerIsFrozen();
 
 private:
     std::unique_ptr<QSimba> client();
@@ -124,6 +125,30 @@ void tst_RedisClient::handoverAndRestartKeepOneValidTerm()
     auto stopB = eb->stop(), stopC = ec->stop();
     QTRY_VERIFY(stopB.isFinished() && stopC.isFinished());
     QCOMPARE(m_overlaps, 0);
+}
+
+// A leader whose Redis freezes (SIGSTOP) closes in bounded time: the call in flight and the
+// closing calls each end within connectTimeout + commandTimeout (150 + 150 ms here).
+void tst_RedisClient::closeReturnsWhileTheServerIsFrozen()
+{
+    RedisServer frozen;
+    if (!frozen.start())
+        QFAIL(qPrintable(frozen.errorString()));
+    QSimbaRedisLeaseBackend::Options o;
+    o.port = frozen.port();
+    o.maxLease = 600ms;
+    o.connectTimeout = o.commandTimeout = 150ms;
+    auto a = QSimba::builder().backend(std::make_unique<QSimbaRedisLeaseBackend>(o)).config(m_config).build();
+    auto *ea = a->election(QStringLiteral("frozen"));
+    ea->start();
+    QTRY_COMPARE_WITH_TIMEOUT(ea->status(), QSimbaElection::Status::Leader, 5000);
+    QVERIFY(frozen.pause());
+    QElapsedTimer timer;
+    timer.start();
+    a->close();
+    a.reset();
+    qInfo("close() and destruction on a frozen server: %lld ms", timer.elapsed());
+    QVERIFY2(timer.elapsed() < 2000, qPrintable(QString::number(timer.elapsed())));
 }
 
 QTEST_GUILESS_MAIN(tst_RedisClient)

@@ -100,6 +100,15 @@ qint64 tokenAfter(const QString &text, const QString &word)
 
 } // namespace
 
+// Compares a simbactl's exit code and, when it differs, shows what the process wrote to
+// stderr (a sanitizer report or an error message explains an unexpected code).
+#define QCOMPARE_EXIT(ctl, expected)                                                                  \
+    do {                                                                                              \
+        const int code_ = (ctl).finish();                                                             \
+        QVERIFY2(code_ == (expected), qPrintable(QStringLiteral("exit code %1, expected %2; stderr:\n%3") \
+                                                     .arg(code_).arg(expected).arg((ctl).err())));   \
+    } while (false)
+
 class tst_Simbactl : public QObject
 {
     Q_OBJECT
@@ -179,7 +188,7 @@ private Q_SLOTS:
         QTest::newRow("bad timeout") << l({"lock", "--timeout", "5parsecs", "x", "--", "true"}) << 64 << "--timeout \"5parsecs\"";
         QTest::newRow("bad lease") << l({"watch", "--lease", "soon"}) << 64 << "--lease \"soon\"";
         QTest::newRow("lease rule") << l({"watch", "--lease", "0ms"}) << 64 << "--lease 0ms";
-        QTest::newRow("unknown scheme") << l({"status", "--backend", "etcd://h:2379"}) << 64 << "unknown scheme 'etcd'";
+        QTest::newRow("unknown scheme") << l({"status", "--backend", "consul://h:8500"}) << 64 << "unknown scheme 'consul'";
         QTest::newRow("unknown option in URL")
             << l({"status", "--backend", "postgresql://u:secret@127.0.0.1:1/db?bogus=1"}) << 64 << "bogus";
         QTest::newRow("assign zero") << l({"assign", "--partitions", "0", "a"}) << 64 << "--partitions \"0\"";
@@ -238,7 +247,7 @@ private Q_SLOTS:
 
         // SIGINT: the command gets SIGTERM, the lock is released, exit 130.
         first.signal(SIGINT);
-        QCOMPARE(first.finish(), 130);
+        QCOMPARE_EXIT(first, 130);
         QVERIFY2(first.out().contains(QLatin1String("got-term")), qPrintable(first.out()));
         // Released at once: the next holder does not wait for the 10 s lease to run out.
         QString out;
@@ -287,7 +296,7 @@ private Q_SLOTS:
             QCOMPARE(redis.cli({QStringLiteral("DEL"), QStringLiteral("{simba}:sessions")}), 0);
 #endif
         }
-        QCOMPARE(ctl.finish(), 79);
+        QCOMPARE_EXIT(ctl, 79);
         QVERIFY2(ctl.err().contains(QLatin1String("lost the lock fragile")), qPrintable(ctl.err()));
         if (ignoresTerm)
             QVERIFY2(ctl.err().contains(QLatin1String("SIGKILL")), qPrintable(ctl.err()));
@@ -317,7 +326,7 @@ private Q_SLOTS:
 
         // SIGTERM to the leader: its command stops before the lease is released; b takes over.
         a.signal(SIGTERM);
-        QCOMPARE(a.finish(), 0);
+        QCOMPARE_EXIT(a, 0);
         QTRY_COMPARE_WITH_TIMEOUT(lines().size(), 3, 10000);
         QCOMPARE(lines()[1], QStringLiteral("stop %1").arg(t1));
         const qint64 t2 = tokenAfter(lines()[2], QStringLiteral("run"));
@@ -330,7 +339,7 @@ private Q_SLOTS:
         QVERIFY(tokenAfter(lines()[4], QStringLiteral("run")) > t2);
 
         b.signal(SIGINT);
-        QCOMPARE(b.finish(), 0);
+        QCOMPARE_EXIT(b, 0);
         QCOMPARE(lines().size(), 6);
         QVERIFY(lines()[5].startsWith(QLatin1String("stop ")));
     }
@@ -342,7 +351,7 @@ private Q_SLOTS:
                 sqlite);
         QVERIFY2(ctl.waitFor(QStringLiteral("\"Elected\"")), qPrintable(ctl.err()));
         ctl.signal(SIGINT);
-        QCOMPARE(ctl.finish(), 0);
+        QCOMPARE_EXIT(ctl, 0);
         QStringList types;
         qint64 token = 0;
         for (const QString &line : ctl.out().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
@@ -461,7 +470,7 @@ private Q_SLOTS:
         QVERIFY2(out.contains(QLatin1String("SESSION")) && out.contains(QLatin1String("GROUP")), qPrintable(out));
 
         lock.signal(SIGTERM);
-        QCOMPARE(lock.finish(), 128 + SIGTERM);
+        QCOMPARE_EXIT(lock, 128 + SIGTERM);
     }
 };
 

@@ -1,13 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sqlservertest.h"
 
+#include "qsimba.h"
+#include "qsimbaconfig.h"
 #include "qsimbaerror.h"
+#include "qsimbalock.h"
+#include "qsimbalockterm.h"
+#include "sqltestsupport.h"
+#include "tcpproxy.h"
 #include "testserver.h"
 
+#include <QtCore/QDir>
 #include <QtCore/QElapsedTimer>
+#include <QtCore/QProcess>
+#include <QtCore/QScopeGuard>
 #include <QtSql/QSqlDatabase>
 #include <QtSql/QSqlQuery>
 #include <QtTest/QTest>
+
+#include <atomic>
+#include <csignal>
 
 using namespace std::chrono_literals;
 using Backend = QSimbaSqlLeaseBackend;
@@ -40,15 +52,7 @@ private:
     QString m_name;
 };
 
-QString backendError(const std::function<void()> &call)
-{
-    try {
-        call();
-    } catch (const QSimbaBackendError &e) {
-        return e.message();
-    }
-    return {};
-}
+using SqlTest::backendError;
 } // namespace
 
 QString SqlServerTest::newPrefix()
@@ -131,4 +135,267 @@ void SqlServerTest::lockWaitIsBounded()
     QVERIFY2(timer.elapsed() >= 250 && timer.elapsed() < 2500, qPrintable(QStringLiteral("took %1ms").arg(timer.elapsed())));
     QVERIFY(raw.exec(QStringLiteral("ROLLBACK")));
     QVERIFY(b->acquire(s, {a}).value(a).isGranted);
+}
+
+// Fault tests: a frozen server (SIGSTOP), a black-holed or resetting network (TcpProxy), a
+// client process stopped inside a call. The bound of one SPI call is the connect bound (the
+// connect timeout in whole seconds, at least 2 s for libpq) plus statementTimeout plus the
+// call slack (1 s); the tests allow 2 s more for a loaded machine.
+
+namespace {
+constexpr auto FaultStatementTimeout = 500ms;
+constexpr qint64 CallBoundMs = 2000 + 500 + 1000 + 2000;
+
+// Sends \a signal to \a pid and every process below it (PostgreSQL's backends are children
+// of the postmaster), the parent first so it forks no new child meanwhile.
+void signalTree(qint64 pid, int signal)
+{
+    ::kill(pid_t(pid), signal);
+    QDir tasks(QStringLiteral("/proc/%1/task").arg(pid));
+    for (const QString &task : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile children(tasks.filePath(task + QStringLiteral("/children")));
+        if (!children.open(QIODevice::ReadOnly))
+            continue;
+        for (const QByteArray &child : children.readAll().split(' '))
+            if (!child.trimmed().isEmpty())
+                signalTree(child.trimmed().toLongLong(), signal);
+    }
+}
+
+// Stops a process tree for its lifetime.
+class Frozen
+{
+public:
+    explicit Frozen(qint64 pid) : m_pid(pid) { signalTree(m_pid, SIGSTOP); }
+    ~Frozen() { thaw(); }
+    void thaw()
+    {
+        if (m_pid > 0)
+            signalTree(m_pid, SIGCONT);
+        m_pid = 0;
+    }
+
+private:
+    qint64 m_pid;
+};
+
+struct Timed
+{
+    QString error;
+    qint64 ms;
+};
+
+Timed timed(const std::function<void()> &call)
+{
+    QElapsedTimer timer;
+    timer.start();
+    const QString error = backendError(call);
+    return {error, timer.elapsed()};
+}
+
+// Every SPI call of \a b on an unresponsive server: each throws within the bound, with a
+// message naming the backend.
+void everyCallFailsInBoundedTime(Backend &b, const QSimbaSessionId &s)
+{
+    const QSimbaLeaseName n = QSimbaLeaseName::of(QStringLiteral("n"));
+    const QList<QPair<const char *, std::function<void()>>> calls{
+        {"keepAlive", [&] { b.keepAlive(s, 10s, {}); }},
+        {"acquire", [&] { b.acquire(s, {n}); }},
+        {"release", [&] { b.release(s, {{n, 1}}); }},
+        {"join", [&] { b.join(s, QStringLiteral("g")); }},
+        {"leave", [&] { b.leave(s, QStringLiteral("g")); }},
+        {"members", [&] { b.members(QStringLiteral("g")); }},
+        {"inspect", [&] { b.inspect(); }},
+        {"openSession", [&] { b.openSession(10s); }},
+        {"closeSession", [&] { b.closeSession(s); }},
+    };
+    for (const auto &[name, call] : calls) {
+        const Timed t = timed(call);
+        QVERIFY2(!t.error.isEmpty(), name);
+        QVERIFY2(t.error.contains(b.describe()), qPrintable(t.error));
+        QVERIFY2(t.ms < CallBoundMs, qPrintable(QStringLiteral("%1 took %2ms: %3").arg(QLatin1String(name)).arg(t.ms).arg(t.error)));
+        qInfo("%s failed after %lld ms: %s", name, t.ms, qPrintable(t.error));
+    }
+}
+} // namespace
+
+QUrl SqlServerTest::viaPort(QUrl u, quint16 port)
+{
+    u.setPort(port);
+    return u;
+}
+
+void SqlServerTest::frozenServerFailsEveryCallInBoundedTime()
+{
+    const auto b = Backend::fromUrl(url(QStringLiteral("prefix=%1&statementTimeout=500ms&connectTimeout=1s").arg(newPrefix())));
+    const auto s = b->openSession(30s).id; // the connection is open
+    Frozen frozen(serverPid());
+    // The first call runs on the open connection (the watchdog aborts it), the others
+    // reconnect (the connect timeout ends them).
+    everyCallFailsInBoundedTime(*b, s);
+    frozen.thaw();
+    QTRY_VERIFY_WITH_TIMEOUT(backendError([&] { b->keepAlive(s, 10s, {}); }).isEmpty(), 20000);
+}
+
+void SqlServerTest::blackHoledServerFailsEveryCallInBoundedTime()
+{
+    TcpProxy proxy(QStringLiteral("127.0.0.1"), serverPort());
+    QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
+    const auto b = Backend::fromUrl(
+        viaPort(url(QStringLiteral("prefix=%1&statementTimeout=500ms&connectTimeout=1s").arg(newPrefix())), proxy.port()));
+    const auto s = b->openSession(30s).id;
+    proxy.setMode(TcpProxy::Mode::BlackHole);
+    everyCallFailsInBoundedTime(*b, s);
+    // Slow but answering within the bound: calls succeed.
+    proxy.setMode(TcpProxy::Mode::Delay, 20ms);
+    QTRY_VERIFY_WITH_TIMEOUT(backendError([&] { b->keepAlive(s, 10s, {}); }).isEmpty(), 20000);
+    proxy.setMode(TcpProxy::Mode::Forward);
+    QVERIFY(b->keepAlive(s, 10s, {}).isLive);
+}
+
+void SqlServerTest::resetConnectionsFailFastAndRecover()
+{
+    TcpProxy proxy(QStringLiteral("127.0.0.1"), serverPort());
+    QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
+    const auto b = Backend::fromUrl(viaPort(url(QStringLiteral("prefix=%1&statementTimeout=500ms").arg(newPrefix())), proxy.port()));
+    const auto s = b->openSession(30s).id;
+    proxy.setMode(TcpProxy::Mode::Reset);
+    const Timed t = timed([&] { b->keepAlive(s, 10s, {}); });
+    QVERIFY2(!t.error.isEmpty(), "a call succeeded through a resetting network");
+    QVERIFY2(t.ms < CallBoundMs, qPrintable(QStringLiteral("took %1ms").arg(t.ms)));
+    proxy.setMode(TcpProxy::Mode::Forward);
+    QVERIFY(b->keepAlive(s, 10s, {}).isLive);
+}
+
+void SqlServerTest::closeReturnsWhileTheServerIsFrozen()
+{
+    auto config = QSimbaConfig::builder().leaseDuration(6s).build();
+    auto client = QSimba::builder()
+                      .backend(Backend::fromUrl(url(QStringLiteral("prefix=%1&statementTimeout=500ms&connectTimeout=1s")
+                                                        .arg(newPrefix()))))
+                      .config(config)
+                      .build();
+    auto term = client->lock(QStringLiteral("held"))->tryAcquire();
+    QVERIFY(term.has_value());
+    Frozen frozen(serverPid());
+    QElapsedTimer timer;
+    timer.start();
+    client->close(); // releases the lock and closes the session: calls to a frozen server
+    const qint64 closed = timer.elapsed();
+    client.reset();
+    const qint64 destroyed = timer.elapsed();
+    qInfo("close() returned after %lld ms, the destructor after %lld ms", closed, destroyed);
+    QVERIFY2(destroyed < 3 * CallBoundMs, qPrintable(QStringLiteral("close took %1ms, destruction %2ms").arg(closed).arg(destroyed)));
+}
+
+void SqlServerTest::subscriptionEndsWhileTheServerIsFrozen()
+{
+    // PostgreSQL's subscription probes its connection every second: with the server frozen
+    // the probe blocks, and destroying the subscription must not wait for it.
+    const auto b = Backend::fromUrl(url(QStringLiteral("prefix=%1&statementTimeout=500ms&connectTimeout=1s").arg(newPrefix())));
+    const auto s = b->openSession(30s).id;
+    std::atomic<int> hints{0};
+    auto subscription = b->subscribe([&](const QSimbaLeaseBackend::Hint &) { ++hints; });
+    if (b->capabilities().releaseHints) {
+        // Armed: a release reaches it.
+        QTRY_VERIFY_WITH_TIMEOUT((b->release(s, {{a, b->acquire(s, {a}).value(a).token}}), hints.load() > 0), 10000);
+    }
+    Frozen frozen(serverPid());
+    QTest::qWait(1500); // lets a probe start against the frozen server (time passing is the point)
+    QElapsedTimer timer;
+    timer.start();
+    subscription.reset();
+    qInfo("the subscription ended %lld ms after its destruction began", timer.elapsed());
+    QVERIFY2(timer.elapsed() < 2500, qPrintable(QStringLiteral("%1ms").arg(timer.elapsed())));
+}
+
+void SqlServerTest::pausedClientCannotStallThePrefix()
+{
+    // A contender process is stopped inside a call, holding the version row: the server's
+    // idle-transaction timeout (statementTimeout) must end its transaction.
+    const QString prefix = newPrefix();
+    const QString query = QStringLiteral("prefix=%1&statementTimeout=3s").arg(prefix);
+    const auto b = Backend::fromUrl(url(QStringLiteral("prefix=%1&statementTimeout=1s").arg(prefix)));
+    const auto s = b->openSession(60s).id;
+    const auto x = QSimbaLeaseName::of(QStringLiteral("x"));
+    b->release(s, {{x, b->acquire(s, {x}).value(x).token}}); // the row of x exists, free
+
+    // The test holds x's row, so the contender's acquire waits inside its transaction.
+    RawConnection raw(Backend::optionsFromUrl(url(query)));
+    QVERIFY(raw.exec(QStringLiteral("BEGIN")));
+    QVERIFY(raw.exec(QStringLiteral("SELECT name FROM %1leases WHERE name = 'x' FOR UPDATE").arg(prefix)));
+    QProcess contender;
+    contender.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    contender.start(QStringLiteral(QSIMBA_SQL_CONTENDER),
+                    {url(query).toString(), QStringLiteral("x"), QStringLiteral("60000"), QStringLiteral("60000"),
+                     QStringLiteral("1")});
+    QVERIFY2(contender.waitForStarted(10000), qPrintable(contender.errorString()));
+    const auto cleanup = qScopeGuard([&] {
+        ::kill(pid_t(contender.processId()), SIGCONT);
+        contender.kill();
+        contender.waitForFinished(10000);
+    });
+    QString waiters;
+    QTRY_VERIFY2_WITH_TIMEOUT((waiters = adminValue(lockWaitersQuery())).toInt() >= 1,
+                              qPrintable(QStringLiteral("lock waiters: '%1'").arg(waiters)), 10000);
+    ::kill(pid_t(contender.processId()), SIGSTOP);
+    QElapsedTimer paused;
+    paused.start();
+    QVERIFY(raw.exec(QStringLiteral("ROLLBACK"))); // the contender's statement completes; it is idle in its transaction
+    // Calls fail while it holds the version row, then succeed once the server ended it.
+    QTRY_VERIFY_WITH_TIMEOUT(backendError([&] { b->keepAlive(s, 60s, {}); }).isEmpty(), 20000);
+    qInfo("calls succeed again %lld ms after the contender was stopped", paused.elapsed());
+    QVERIFY2(paused.elapsed() < 3000 + 1000 + 1000 + 4000, qPrintable(QStringLiteral("%1ms").arg(paused.elapsed())));
+}
+
+QString SqlServerTest::documentedDdl(const QString &name)
+{
+    QFile doc(QStringLiteral(QSIMBA_DOCS_DIR "/backend-sql.md"));
+    if (!doc.open(QIODevice::ReadOnly))
+        return {};
+    const QString text = QString::fromUtf8(doc.readAll());
+    const qsizetype marker = text.indexOf(QStringLiteral("<!-- ddl:%1 -->").arg(name));
+    const qsizetype start = text.indexOf(QLatin1String("```sql\n"), marker);
+    const qsizetype end = text.indexOf(QLatin1String("```"), start + 7);
+    if (marker < 0 || start < 0 || end < 0)
+        return {};
+    return text.mid(start + 7, end - start - 7);
+}
+
+void SqlServerTest::leastPrivilegeRoleRunsEveryCall()
+{
+    // Tables created beforehand by the documented DDL; the role may only read and write rows.
+    const QString ddl = documentedDdl(ddlName());
+    QVERIFY2(!ddl.isEmpty(), "no DDL block in docs/backend-sql.md");
+    const QUrl app = prepareLeastPrivilege(ddl);
+    QVERIFY2(!app.isEmpty(), "preparing the database and role failed");
+    // A QSimbaError here (e.g. "permission denied" for DDL) fails the test with its message.
+    try {
+        const auto b = Backend::fromUrl(app);
+        const auto x = QSimbaLeaseName::of(QStringLiteral("x"));
+        const auto s = b->openSession(30s, {{QStringLiteral("k"), QStringLiteral("v")}}).id;
+        QVERIFY(b->keepAlive(s, 30s, {}).isLive);
+        const auto granted = b->acquire(s, {x}).value(x);
+        QVERIFY(granted.isGranted);
+        QCOMPARE(b->keepAlive(s, 30s, {x}).owned, QSet<QSimbaLeaseName>{x});
+        b->join(s, QStringLiteral("g"));
+        QCOMPARE(b->members(QStringLiteral("g")), QList<QSimbaSessionId>{s});
+        const auto view = b->inspect();
+        QCOMPARE(view.sessions.size(), 1);
+        QCOMPARE(view.leases.size(), 1);
+        b->release(s, {{x, granted.token}});
+        b->leave(s, QStringLiteral("g"));
+        const auto subscription = b->subscribe([](const QSimbaLeaseBackend::Hint &) {});
+        // A second client connects and reads the schema version: still no DDL.
+        const auto other = Backend::fromUrl(app);
+        const auto o = other->openSession(30s).id;
+        const auto again = other->acquire(o, {x}).value(x);
+        QVERIFY(again.isGranted);
+        QVERIFY(again.token > granted.token);
+        other->closeSession(o);
+        b->closeSession(s);
+        QVERIFY(!b->keepAlive(s, 30s, {}).isLive);
+    } catch (const QSimbaError &e) {
+        QFAIL(qPrintable(e.message()));
+    }
 }

@@ -24,6 +24,25 @@ protected:
     virtual bool killClients() const = 0;
     //! What the server says when the password is wrong.
     virtual QString authFailure() const = 0;
+    //! The server's process id (its postmaster, for PostgreSQL).
+    virtual qint64 serverPid() const = 0;
+    //! 127.0.0.1 and the port the server listens on.
+    virtual quint16 serverPort() const = 0;
+    //! A query that counts the sessions waiting for a row lock (acquire's first statement).
+    virtual QString lockWaitersQuery() const = 0;
+    //! Runs \a sql as the superuser and answers its first value.
+    virtual QString adminValue(const QString &sql) const = 0;
+
+    //! Which DDL block of docs/backend-sql.md applies: "postgresql" or "mysql".
+    virtual QString ddlName() const = 0;
+    //! As the superuser: creates a new database, runs \a ddl in it (which grants DML to
+    //! simba_app), creates the login simba_app; answers simba_app's URL of that database.
+    virtual QUrl prepareLeastPrivilege(const QString &ddl) const = 0;
+    //! The SQL block of docs/backend-sql.md marked \a name.
+    static QString documentedDdl(const QString &name);
+
+    //! \a u with its port replaced by \a port (e.g. a proxy's).
+    static QUrl viaPort(QUrl u, quint16 port);
 
     //! A table prefix no other test uses.
     QString newPrefix();
@@ -38,6 +57,13 @@ private Q_SLOTS:
     void newerSchemaIsAnError();
     void lostConnectionIsReopened();
     void lockWaitIsBounded();
+    void leastPrivilegeRoleRunsEveryCall();
+    void frozenServerFailsEveryCallInBoundedTime();
+    void blackHoledServerFailsEveryCallInBoundedTime();
+    void resetConnectionsFailFastAndRecover();
+    void closeReturnsWhileTheServerIsFrozen();
+    void subscriptionEndsWhileTheServerIsFrozen();
+    void pausedClientCannotStallThePrefix();
 
 private:
     int m_prefixes = 0;

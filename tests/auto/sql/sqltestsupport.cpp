@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sqltestsupport.h"
 
+#include "qsimbaerror.h"
 #include "testserver.h"
 
 #include <QtTest/QTest>
@@ -22,11 +23,25 @@ private:
 
 int SqlTest::runWithServer(TestServer &server, QObject &test, int argc, char **argv)
 {
-    if (!server.start()) {
-        ServerDidNotStart failure(server.errorString());
-        return QTest::qExec(&failure, argc, argv);
-    }
+    if (!server.start())
+        return runFailure(server.errorString(), argc, argv);
     return QTest::qExec(&test, argc, argv);
+}
+
+int SqlTest::runFailure(const QString &error, int argc, char **argv)
+{
+    ServerDidNotStart failure(error);
+    return QTest::qExec(&failure, argc, argv);
+}
+
+QString SqlTest::backendError(const std::function<void()> &call)
+{
+    try {
+        call();
+    } catch (const QSimbaBackendError &e) {
+        return e.message();
+    }
+    return {};
 }
 
 int SqlTest::run(QObject &test, int argc, char **argv)

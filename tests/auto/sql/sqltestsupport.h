@@ -5,6 +5,8 @@
 #include <QtCore/QObject>
 #include <QtCore/QString>
 
+#include <functional>
+
 class TestServer;
 
 namespace SqlTest {
@@ -13,4 +15,8 @@ namespace SqlTest {
 int runWithServer(TestServer &server, QObject &test, int argc, char **argv);
 //! Runs \a test alone.
 int run(QObject &test, int argc, char **argv);
+//! Runs a test that fails with \a error (a server or fixture that did not start).
+int runFailure(const QString &error, int argc, char **argv);
+//! The message of the QSimbaBackendError that \a call throws; empty when it throws none.
+QString backendError(const std::function<void()> &call);
 } // namespace SqlTest

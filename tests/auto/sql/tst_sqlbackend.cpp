@@ -5,6 +5,7 @@
 #include "qsimbasqlleasebackend.h"
 
 #include <QtCore/QElapsedTimer>
+#include <QtCore/QFile>
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QThread>
 #include <QtSql/QSqlDatabase>
@@ -84,6 +85,24 @@ private Q_SLOTS:
         QTest::newRow("sqlite with user") << QStringLiteral("sqlite://u:secret@/x.db") << QStringLiteral("no user or password");
         QTest::newRow("sqlite without path") << QStringLiteral("sqlite://") << QStringLiteral("no database file path");
         QTest::newRow("bad port") << QStringLiteral("postgresql://u:secret@h:99999/db") << QStringLiteral("port");
+        QTest::newRow("port zero") << QStringLiteral("postgresql://u:secret@h:0/db") << QStringLiteral("port 0 is not a port");
+        // QUrl reads host "app" and port "ab": its own message would quote the whole URL.
+        QTest::newRow("password with a slash") << QStringLiteral("postgresql://app:ab/secret==@db:5432/app")
+                                               << QStringLiteral("invalid SQL backend URL");
+        QTest::newRow("unknown sslmode") << QStringLiteral("postgresql://u:secret@h/db?sslmode=maybe")
+                                         << QStringLiteral("sslmode 'maybe' is not one of disable, allow, prefer");
+        QTest::newRow("verify-full on MySQL") << QStringLiteral("mysql://u:secret@h/db?sslmode=verify-full&sslrootcert=/x")
+                                              << QStringLiteral("cannot check the server's host name");
+        QTest::newRow("verify-ca without CA on MySQL") << QStringLiteral("mysql://u:secret@h/db?sslmode=verify-ca")
+                                                       << QStringLiteral("verify-ca needs sslrootcert");
+        QTest::newRow("missing CA file") << QStringLiteral("postgresql://u:secret@h/db?sslrootcert=/nonexistent/ca.crt")
+                                         << QStringLiteral("sslrootcert file '/nonexistent/ca.crt' does not exist");
+        QTest::newRow("client certificate without key") << QStringLiteral("postgresql://h/db?sslcert=/etc/hostname")
+                                                         << QStringLiteral("sslcert and sslkey go together");
+        QTest::newRow("TLS on SQLite") << QStringLiteral("sqlite:///x.db?sslmode=require")
+                                       << QStringLiteral("SQLite has no network connection");
+        QTest::newRow("sub-millisecond timeout") << QStringLiteral("sqlite:///x.db?connectTimeout=500us")
+                                                 << QStringLiteral("connectTimeout must be at least 1ms");
     }
 
     void urlErrors()
@@ -125,6 +144,17 @@ private Q_SLOTS:
         const auto sqlite = Backend::optionsFromUrl(QUrl(QStringLiteral("sqlite:///var/lib/app/simba.db")));
         QCOMPARE(sqlite.driver, Backend::Driver::Sqlite);
         QCOMPARE(sqlite.database, QStringLiteral("/var/lib/app/simba.db"));
+
+        // Durations as everywhere in QSimba (Core's parser), and the TLS options.
+        const QString ca = m_dir.filePath(QStringLiteral("ca.crt"));
+        QFile(ca).open(QIODevice::WriteOnly);
+        const auto tls = Backend::optionsFromUrl(QUrl(QStringLiteral(
+            "postgresql://h/db?statementTimeout=1500000us&connectTimeout=0.5m&sslmode=verify-full&sslrootcert=") + ca));
+        QCOMPARE(tls.statementTimeout, 1500ms);
+        QCOMPARE(tls.connectTimeout, 30000ms);
+        QCOMPARE(tls.sslMode, QStringLiteral("verify-full"));
+        QCOMPARE(tls.sslRootCert, ca);
+        QCOMPARE(Backend(tls).describe(), QStringLiteral("postgresql://h:5432/db?sslmode=verify-full"));
     }
 
     void describeRedactsPassword()
@@ -266,6 +296,38 @@ private Q_SLOTS:
         QVERIFY(raw.exec(QStringLiteral("ROLLBACK")));
         // The next call reconnects and succeeds.
         QVERIFY(b->acquire(s, {a}).value(a).isGranted);
+    }
+
+    void writerHoldingTheLockFailsEveryCallInBoundedTime()
+    {
+        // Another connection (as another process would) holds the write lock: every call, on a
+        // kept connection or a new one, fails after one busy timeout and says why.
+        const QString file = newFile();
+        const auto kept = Backend::fromUrl(sqliteUrl(file, QStringLiteral("statementTimeout=300ms")));
+        const auto s = kept->openSession(10s).id;
+        Raw raw(file);
+        QVERIFY(raw.exec(QStringLiteral("BEGIN IMMEDIATE")));
+        const auto fresh = Backend::fromUrl(sqliteUrl(file, QStringLiteral("statementTimeout=300ms")));
+        for (Backend *b : {kept.get(), fresh.get(), kept.get()}) {
+            const QList<std::function<void()>> calls{
+                [&] { b->keepAlive(s, 10s, {}); }, [&] { b->acquire(s, {a}); }, [&] { b->release(s, {{a, 1}}); },
+                [&] { b->join(s, QStringLiteral("g")); }, [&] { b->members(QStringLiteral("g")); },
+                [&] { b->inspect(); }, [&] { b->openSession(10s); }, [&] { b->closeSession(s); }};
+            for (const auto &call : calls) {
+                QElapsedTimer timer;
+                timer.start();
+                try {
+                    call();
+                    QFAIL("a call succeeded while another connection held the write lock");
+                } catch (const QSimbaBackendError &e) {
+                    QVERIFY2(e.message().contains(QLatin1String("write lock")) && e.message().contains(QLatin1String("300ms")),
+                             qPrintable(e.message()));
+                }
+                QVERIFY2(timer.elapsed() >= 250 && timer.elapsed() < 1300, qPrintable(QString::number(timer.elapsed())));
+            }
+        }
+        QVERIFY(raw.exec(QStringLiteral("ROLLBACK")));
+        QVERIFY(kept->keepAlive(s, 10s, {}).isLive);
     }
 
     void unopenableFileIsABackendError()

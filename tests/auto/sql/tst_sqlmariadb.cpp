@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // The SQL backend on a real MariaDB server: errors, bounded calls, reconnection, schema version.
 #include "mariadbserver.h"
+#include "qsimbaerror.h"
 #include "sqlservertest.h"
 #include "sqltestsupport.h"
 
 #include <QtCore/QCoreApplication>
+#include <QtCore/QScopeGuard>
+#include <QtSql/QSqlDatabase>
+#include <QtSql/QSqlError>
+#include <QtSql/QSqlQuery>
 #include <QtTest/QTest>
 
 class tst_SqlMariaDb : public SqlServerTest
@@ -33,11 +38,72 @@ protected:
         return !kills.isEmpty() && m_server.sql(kills) == 0;
     }
     QString authFailure() const override { return QStringLiteral("Access denied"); }
+    qint64 serverPid() const override { return m_server.pid(); }
+    quint16 serverPort() const override { return m_server.port(); }
+    QString lockWaitersQuery() const override
+    {
+        // Statements running (here: waiting for a row) inside a call's transaction.
+        return QStringLiteral("SELECT count(*) FROM information_schema.processlist WHERE info LIKE 'INSERT IGNORE INTO %'");
+    }
+    QString adminValue(const QString &sql) const override
+    {
+        QString output;
+        const int code = m_server.sql(sql, &output);
+        return code == 0 ? output.trimmed() : QStringLiteral("exit code %1: %2").arg(code).arg(output);
+    }
+    QString ddlName() const override { return QStringLiteral("mysql"); }
+    QUrl prepareLeastPrivilege(const QString &ddl) const override
+    {
+        QString output;
+        if (m_server.sql(QStringLiteral("CREATE DATABASE lp; CREATE USER 'simba_app'@'%' IDENTIFIED BY 'app-pw'; "
+                                        "USE lp; ")
+                             + ddl,
+                         &output)
+            != 0) {
+            qWarning("%s", qPrintable(output));
+            return {};
+        }
+        return QUrl(QStringLiteral("mysql://simba_app:app-pw@127.0.0.1:%1/lp").arg(m_server.port()));
+    }
 
 private:
     MariaDbServer &m_server;
 
 private Q_SLOTS:
+    void schemaCreationLockIsChecked()
+    {
+        // Another client holds the schema creation lock of a new prefix: a first-time client
+        // must not create the tables without it (GET_LOCK answers 0 on timeout, no SQL error).
+        using namespace std::chrono_literals;
+        const QString prefix = newPrefix();
+        const auto options = QSimbaSqlLeaseBackend::optionsFromUrl(url(QString()));
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QMYSQL"), QStringLiteral("lock-holder"));
+        db.setHostName(options.host);
+        db.setPort(options.port);
+        db.setDatabaseName(options.database);
+        db.setUserName(options.user);
+        db.setPassword(options.password);
+        QVERIFY2(db.open(), qPrintable(db.lastError().text()));
+        const auto cleanup = qScopeGuard([&] {
+            db.close();
+            db = QSqlDatabase();
+            QSqlDatabase::removeDatabase(QStringLiteral("lock-holder"));
+        });
+        QSqlQuery hold(db);
+        QVERIFY(hold.exec(QStringLiteral("SELECT GET_LOCK(CONCAT(DATABASE(), '.%1schema'), 10)").arg(prefix)) && hold.next());
+        QCOMPARE(hold.value(0).toInt(), 1);
+        const auto b = QSimbaSqlLeaseBackend::fromUrl(url(QStringLiteral("prefix=%1&statementTimeout=1s").arg(prefix)));
+        try {
+            b->openSession(10s);
+            QFAIL("created the schema without its lock");
+        } catch (const QSimbaBackendError &e) {
+            QVERIFY2(e.message().contains(QLatin1String("schema creation lock")), qPrintable(e.message()));
+        }
+        QVERIFY(admin(QStringLiteral("SELECT 1 FROM %1schema_version").arg(prefix)) == false); // nothing was created
+        QVERIFY(hold.exec(QStringLiteral("SELECT RELEASE_LOCK(CONCAT(DATABASE(), '.%1schema'))").arg(prefix)));
+        b->closeSession(b->openSession(10s).id);
+    }
+
     void namesAreCaseSensitive()
     {
         // MySQL compares strings case-insensitively by default: the schema must not.

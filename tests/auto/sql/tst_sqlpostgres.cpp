@@ -32,6 +32,36 @@ protected:
                == 0;
     }
     QString authFailure() const override { return QStringLiteral("password authentication failed"); }
+    qint64 serverPid() const override { return m_server.pid(); }
+    quint16 serverPort() const override { return m_server.port(); }
+    QString lockWaitersQuery() const override
+    {
+        return QStringLiteral("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
+    }
+    QString adminValue(const QString &sql) const override
+    {
+        QString output;
+        const int code = m_server.psql(sql, &output);
+        return code == 0 ? output.trimmed() : QStringLiteral("exit code %1: %2").arg(code).arg(output);
+    }
+    QString ddlName() const override { return QStringLiteral("postgresql"); }
+    QUrl prepareLeastPrivilege(const QString &ddl) const override
+    {
+        QString output;
+        if (m_server.psql(QStringLiteral("CREATE ROLE simba_app LOGIN PASSWORD 'app-pw'"), &output) != 0
+            || m_server.psql(QStringLiteral("CREATE DATABASE lp"), &output) != 0
+            || m_server.psql(ddl, &output, QStringLiteral("lp")) != 0) {
+            qWarning("%s", qPrintable(output));
+            return {};
+        }
+        // PostgreSQL 15: PUBLIC may not create in schema public, and simba_app owns nothing.
+        if (m_server.psql(QStringLiteral("SELECT has_schema_privilege('simba_app', 'public', 'CREATE')"), &output,
+                          QStringLiteral("lp"))
+                != 0
+            || output.trimmed() != QLatin1String("f"))
+            return {};
+        return QUrl(QStringLiteral("postgresql://simba_app:app-pw@127.0.0.1:%1/lp").arg(m_server.port()));
+    }
 
 private:
     // A subscription that records hints with the time they arrived.

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the ZooKeeper backend promises beyond the conformance suite: digest ACLs, fast
 // hints from watches, a server restart, concurrent takeover, bounded failure.
+#include "qsimba.h"
+#include "qsimbaelection.h"
 #include "qsimbaerror.h"
 #include "qsimbazookeeperleasebackend.h"
+#include "tcpproxy.h"
 #include "zookeeperserver.h"
+
+#include <zookeeper/zookeeper.h>
 
 #include <QtCore/QDeadlineTimer>
 #include <QtCore/QElapsedTimer>
@@ -12,6 +17,7 @@
 #include <QtTest/QTest>
 
 #include <atomic>
+#include <functional>
 #include <thread>
 
 using namespace std::chrono_literals;
@@ -81,6 +87,31 @@ class tst_ZookeeperBackend : public QObject
             }
         }
     }
+
+    // The server's znode count (the "mntr" four-letter word).
+    int znodeCount() const
+    {
+        for (const QByteArray &line : server.fourLetterWord("mntr").split('\n'))
+            if (line.startsWith("zk_znode_count"))
+                return line.split('\t').value(1).trimmed().toInt();
+        return -1;
+    }
+
+    // A plain C client, for writing what QSimba never writes.
+    struct RawClient
+    {
+        zhandle_t *zh = nullptr;
+        explicit RawClient(const QString &hosts)
+        {
+            zh = zookeeper_init2(hosts.toUtf8().constData(), nullptr, 10000, nullptr, nullptr, 0, [](const char *) {});
+        }
+        ~RawClient()
+        {
+            if (zh)
+                zookeeper_close(zh);
+        }
+        bool connected() const { return zh && zoo_state(zh) == ZOO_CONNECTED_STATE; }
+    };
 
 private Q_SLOTS:
     void initTestCase()
@@ -364,10 +395,210 @@ private Q_SLOTS:
         backend.closeSession(s);
     }
 
+    // Clients that crash (their backends go away without closing their sessions) leave
+    // nothing behind for long: any live client sweeps their sessions, memberships and
+    // leases. Round after round, the znode count comes back to where it was.
+    void crashedClientsAreSwept()
+    {
+        const QString base = QStringLiteral("crash");
+        Backend live(options(base));
+        const auto s = live.openSession(60s).id;
+        live.join(s, QStringLiteral("g"));
+        const int before = znodeCount();
+        QVERIFY(before > 0);
+        int peak = before;
+        for (int round = 0; round < 3; ++round) {
+            for (int i = 0; i < 5; ++i) {
+                Backend crashed(options(base));
+                const auto c = crashed.openSession(2000ms).id;
+                crashed.join(c, QStringLiteral("g"));
+                QVERIFY(crashed.acquire(c, {QSimbaLeaseName::of(QStringLiteral("n%1-%2").arg(round).arg(i))})
+                            .cbegin()->isGranted);
+            } // each crashed backend ends here, its session left open
+            // Each left a session, its two index entries, a member and a lease behind (some
+            // may already be swept on a slow machine: at least one client's are there).
+            peak = std::max(peak, znodeCount());
+            QVERIFY2(peak >= before + 5, qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(peak)));
+            // Once they expired, the live client's ordinary calls remove them.
+            QTRY_VERIFY_WITH_TIMEOUT([&] {
+                const auto members = live.members(QStringLiteral("g"));
+                return members == QList<QSimbaSessionId>{s} && znodeCount() <= before;
+            }(), 15000);
+        }
+        QVERIFY(live.keepAlive(s, 60s, {}).isLive);
+        live.closeSession(s);
+    }
+
+    // Sessions found by openSession() alone (no members() or inspect()) are swept too.
+    void openSessionSweepsExpiredSessions()
+    {
+        const QString base = QStringLiteral("crash-open");
+        Backend first(options(base));
+        first.closeSession(first.openSession(60s).id); // the layout
+        const int before = znodeCount();
+        {
+            Backend crashed(options(base));
+            for (int i = 0; i < 4; ++i)
+                crashed.openSession(2000ms);
+        }
+        QVERIFY(znodeCount() >= before + 1);
+        Backend later(options(base));
+        QTRY_VERIFY_WITH_TIMEOUT([&] {
+            later.closeSession(later.openSession(60s).id);
+            return znodeCount() <= before;
+        }(), 15000);
+    }
+
+    // Lease data that is no session id (written by another tool) names no holder: the
+    // lease is free, and no path is built from it.
+    void foreignLeaseDataIsNoHolder()
+    {
+        Backend backend(options(QStringLiteral("foreign")));
+        const auto s = backend.openSession(30s).id;
+        RawClient raw(server.hostPort());
+        QTRY_VERIFY_WITH_TIMEOUT(raw.connected(), 10000);
+        for (const char *data : {"", "../../x", "not a session"}) {
+            const QByteArray path = QByteArrayLiteral("/foreign/leases/f") + QByteArray::number(qstrlen(data));
+            QCOMPARE(zoo_create(raw.zh, path.constData(), data, int(qstrlen(data)), &ZOO_OPEN_ACL_UNSAFE, 0, nullptr, 0), int(ZOK));
+            const auto n = QSimbaLeaseName::of(QString::fromLatin1(path.mid(path.lastIndexOf('/') + 1)));
+            const auto r = backend.acquire(s, {n}).value(n);
+            QVERIFY2(r.isGranted, data);
+        }
+        backend.closeSession(s);
+    }
+
+    void everyCallEndsWithinItsDeadline_data()
+    {
+        QTest::addColumn<int>("fault"); // -1: the server frozen (SIGSTOP), else a TcpProxy::Mode
+        QTest::newRow("frozen") << -1;
+        QTest::newRow("black hole") << int(TcpProxy::Mode::BlackHole);
+        QTest::newRow("delayed") << int(TcpProxy::Mode::Delay);
+        QTest::newRow("reset") << int(TcpProxy::Mode::Reset);
+    }
+
+    // Whatever the server or the network does, every SPI call fails with a clear error
+    // within the timeout (+ 500 ms slack), and the backend's destructor returns at once.
+    void everyCallEndsWithinItsDeadline()
+    {
+        QFETCH(int, fault);
+        TcpProxy proxy(QStringLiteral("127.0.0.1"), server.port());
+        QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
+        auto o = options(QStringLiteral("deadline%1").arg(fault + 1));
+        o.hosts = QStringLiteral("127.0.0.1:%1").arg(proxy.port());
+        o.timeout = 500ms;
+        o.sessionTimeout = 4000ms;
+        auto backend = std::make_unique<Backend>(o);
+        auto subscription = backend->subscribe([](const QSimbaLeaseBackend::Hint &) {});
+        const auto s = backend->openSession(30s).id;
+        const auto n = name("a");
+        backend->join(s, QStringLiteral("g"));
+
+        const auto thaw = qScopeGuard([this] { server.resume(); });
+        if (fault < 0)
+            QVERIFY(server.pause());
+        else
+            proxy.setMode(TcpProxy::Mode(fault), 1500ms);
+        const qint64 bound = o.timeout.count() + 500;
+        const std::pair<const char *, std::function<void()>> calls[] = {
+            {"openSession", [&] { backend->openSession(30s); }},
+            {"keepAlive", [&] { backend->keepAlive(s, 30s, {}); }},
+            {"acquire", [&] { backend->acquire(s, {n}); }},
+            {"release", [&] { backend->release(s, {{n, 1}}); }},
+            {"join", [&] { backend->join(s, QStringLiteral("g")); }},
+            {"leave", [&] { backend->leave(s, QStringLiteral("g")); }},
+            {"members", [&] { backend->members(QStringLiteral("g")); }},
+            {"inspect", [&] { backend->inspect(); }},
+            {"closeSession", [&] { backend->closeSession(s); }},
+        };
+        for (const auto &[what, call] : calls) {
+            QElapsedTimer timer;
+            timer.start();
+            try {
+                call();
+                QFAIL(qPrintable(QStringLiteral("%1 answered").arg(QLatin1String(what))));
+            } catch (const QSimbaBackendError &e) {
+                QVERIFY2(e.message().contains(backend->describe()), e.what());
+            }
+            QVERIFY2(timer.elapsed() <= bound, qPrintable(QStringLiteral("%1 took %2ms").arg(QLatin1String(what)).arg(timer.elapsed())));
+        }
+        // A backend that never connected fails as fast.
+        Backend fresh(o);
+        QElapsedTimer timer;
+        timer.start();
+        QVERIFY_THROWS_EXCEPTION(QSimbaBackendError, fresh.openSession(30s));
+        QVERIFY2(timer.elapsed() <= bound, qPrintable(QString::number(timer.elapsed())));
+        timer.restart();
+        subscription.reset();
+        backend.reset();
+        QVERIFY2(timer.elapsed() <= bound, qPrintable(QStringLiteral("destroyed in %1ms").arg(timer.elapsed())));
+    }
+
+    void connectsOverIpv6()
+    {
+        ZookeeperServer six;
+        six.setAddress(QStringLiteral("::1"));
+        if (!six.start())
+            QFAIL(qPrintable(six.errorString()));
+        const auto backend = Backend::fromUrl(QStringLiteral("zookeeper://[::1]:%1/v6").arg(six.port()));
+        QCOMPARE(backend->describe(), QStringLiteral("zookeeper://[::1]:%1/v6").arg(six.port()));
+        const auto s = backend->openSession(30s).id;
+        QVERIFY(backend->keepAlive(s, 30s, {}).isLive);
+        backend->closeSession(s);
+    }
+
+    // Parents above the base path are shared: other identities may create beside it.
+    void sharedParentsStayOpen()
+    {
+        Backend owner(options(QStringLiteral("apps/one"), QStringLiteral("simba:s3cret"), Backend::Acl::Creator));
+        owner.closeSession(owner.openSession(30s).id);
+        Backend other(options(QStringLiteral("apps/two"), QStringLiteral("other:pw"), Backend::Acl::Creator));
+        const auto s = other.openSession(30s).id;
+        QVERIFY(other.keepAlive(s, 30s, {}).isLive);
+        other.closeSession(s);
+    }
+
+    // A leader whose ZooKeeper freezes closes in bounded time: the call in flight and the
+    // closing calls each end within the timeout (300 ms here), and the C client's
+    // zookeeper_close() waits at most 3 s for the server to acknowledge the close
+    // (ZOOKEEPER-1237): a fixed bound of the library, stated in docs/backend-zookeeper.md.
+    void closeReturnsWhileTheServerIsFrozen()
+    {
+        auto o = options(QStringLiteral("close"));
+        o.timeout = 300ms;
+        auto simba = QSimba::builder()
+                         .backend(std::make_unique<Backend>(o))
+                         .config(QSimbaConfig::builder().leaseDuration(3s).build())
+                         .build();
+        auto *election = simba->election(QStringLiteral("frozen"));
+        election->start();
+        QTRY_COMPARE_WITH_TIMEOUT(election->status(), QSimbaElection::Status::Leader, 10000);
+        QVERIFY(server.pause());
+        const auto thaw = qScopeGuard([this] { server.resume(); });
+        QElapsedTimer timer;
+        timer.start();
+        simba->close();
+        simba.reset();
+        qInfo("close() and destruction on a frozen server: %lld ms", timer.elapsed());
+        QVERIFY2(timer.elapsed() < 3 * 300 + 3000 + 1500, qPrintable(QString::number(timer.elapsed())));
+    }
+
+    void unreachableServerFailsInBoundedTime_data()
+    {
+        QTest::addColumn<QString>("hosts");
+        QTest::addColumn<QStringList>("expected");
+        const QString refused = QStringLiteral("127.0.0.1:%1").arg(TestServer::freePort());
+        QTest::newRow("refused") << refused
+                                 << QStringList{refused, QStringLiteral("cannot connect within 500ms"),
+                                                QStringLiteral("Connection refused")};
+        QTest::newRow("unresolvable") << QStringLiteral("no-such-host.invalid:2181")
+                                      << QStringList{QStringLiteral("cannot resolve no-such-host.invalid")};
+    }
     void unreachableServerFailsInBoundedTime()
     {
+        QFETCH(QString, hosts);
+        QFETCH(QStringList, expected);
         Backend::Options o;
-        o.hosts = QStringLiteral("127.0.0.1:%1").arg(TestServer::freePort());
+        o.hosts = hosts;
         o.timeout = 500ms;
         Backend backend(o);
         for (int attempt = 0; attempt < 2; ++attempt) {
@@ -378,9 +609,8 @@ private Q_SLOTS:
                 QFAIL("connected to nothing");
             } catch (const QSimbaBackendError &e) {
                 qInfo("%s (after %lld ms)", e.what(), timer.elapsed());
-                QVERIFY2(e.message().contains(o.hosts), e.what());
-                QVERIFY2(e.message().contains(QStringLiteral("cannot connect within 500ms")), e.what());
-                QVERIFY2(e.message().contains(QStringLiteral("Connection refused")), e.what());
+                for (const QString &part : expected)
+                    QVERIFY2(e.message().contains(part), e.what());
             }
             QVERIFY2(timer.elapsed() < 1500, qPrintable(QString::number(timer.elapsed())));
         }

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "qsimbasqlwatchdog_p.h"
+
+#include "qsimbasqllogging_p.h"
+
+#include <QtCore/QVariant>
+#include <QtSql/QSqlDatabase>
+#include <QtSql/QSqlDriver>
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <dlfcn.h>
+#include <sys/socket.h>
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+// A function of the client library the Qt driver plugin already loaded (never loaded here:
+// RTLD_NOLOAD), so this library does not link libpq or libmariadb itself.
+template<typename Fn>
+Fn clientFunction(const char *library, const char *symbol)
+{
+    void *handle = ::dlopen(library, RTLD_LAZY | RTLD_NOLOAD);
+    return handle ? reinterpret_cast<Fn>(::dlsym(handle, symbol)) : nullptr;
+}
+
+class Watchdog
+{
+public:
+    static Watchdog &instance()
+    {
+        static Watchdog watchdog;
+        return watchdog;
+    }
+
+    quint64 arm(int fd, Clock::time_point deadline)
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_thread.joinable())
+            m_thread = std::thread([this] { run(); });
+        const quint64 id = ++m_next;
+        m_armed.emplace(id, Entry{fd, deadline, false});
+        m_changed.notify_all();
+        return id;
+    }
+
+    // Removes the entry; true when it had fired.
+    bool disarm(quint64 id)
+    {
+        std::lock_guard lock(m_mutex);
+        const auto it = m_armed.find(id);
+        if (it == m_armed.end())
+            return false;
+        const bool fired = it->second.fired;
+        m_armed.erase(it);
+        return fired;
+    }
+
+    bool fired(quint64 id)
+    {
+        std::lock_guard lock(m_mutex);
+        const auto it = m_armed.find(id);
+        return it != m_armed.end() && it->second.fired;
+    }
+
+    ~Watchdog()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop = true;
+            m_changed.notify_all();
+        }
+        if (m_thread.joinable())
+            m_thread.join();
+    }
+
+private:
+    struct Entry
+    {
+        int fd;
+        Clock::time_point deadline;
+        bool fired;
+    };
+
+    void run()
+    {
+        std::unique_lock lock(m_mutex);
+        while (!m_stop) {
+            auto next = Clock::time_point::max();
+            const auto now = Clock::now();
+            for (auto &[id, e] : m_armed) {
+                if (e.fired)
+                    continue;
+                if (e.deadline <= now) {
+                    // Under the mutex: the guard cannot disarm, so the descriptor is still the connection's.
+                    ::shutdown(e.fd, SHUT_RDWR);
+                    e.fired = true;
+                } else {
+                    next = std::min(next, e.deadline);
+                }
+            }
+            if (next == Clock::time_point::max())
+                m_changed.wait(lock);
+            else
+                m_changed.wait_until(lock, next);
+        }
+    }
+
+    std::mutex m_mutex;
+    std::condition_variable m_changed;
+    std::map<quint64, Entry> m_armed;
+    quint64 m_next = 0;
+    bool m_stop = false;
+    std::thread m_thread;
+};
+} // namespace
+
+int QSimbaSqlWatchdog::socketOf(const QSqlDatabase &db)
+{
+    if (!db.isOpen() || !db.driver())
+        return -1;
+    const QVariant handle = db.driver()->handle();
+    if (!handle.isValid())
+        return -1;
+    void *connection = *static_cast<void *const *>(handle.data());
+    if (!connection)
+        return -1;
+    const QByteArray type = handle.typeName();
+    if (type == "PGconn*" || type == "pg_conn*") { // the typedef or the struct's name
+        using PQsocket = int (*)(const void *);
+        static const auto fn = clientFunction<PQsocket>("libpq.so.5", "PQsocket");
+        return fn ? fn(connection) : -1;
+    }
+    if (type == "MYSQL*" || type == "st_mysql*") {
+        using GetSocket = int (*)(void *);
+        static const auto fn = clientFunction<GetSocket>("libmariadb.so.3", "mysql_get_socket");
+        return fn ? fn(connection) : -1;
+    }
+    return -1;
+}
+
+QSimbaSqlWatchdog::Guard::Guard(const QSqlDatabase &db, std::chrono::milliseconds timeout)
+{
+    const int fd = socketOf(db);
+    if (fd >= 0)
+        m_id = Watchdog::instance().arm(fd, Clock::now() + timeout);
+}
+
+QSimbaSqlWatchdog::Guard::~Guard()
+{
+    if (m_id)
+        Watchdog::instance().disarm(m_id);
+}
+
+bool QSimbaSqlWatchdog::Guard::fired() const
+{
+    return m_id && Watchdog::instance().fired(m_id);
+}

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// Private header: not installed, not part of the API.
+#pragma once
+
+#include <QtCore/QtGlobal>
+
+#include <chrono>
+
+class QSqlDatabase;
+
+/*
+ * The client-side bound of a statement on a server database. QSqlDatabase calls block in
+ * the client library (libpq's PQexec, MariaDB Connector/C's reads) and offer no cancel, and
+ * neither libpq nor the server's timeouts fire when the server process is frozen or a proxy
+ * keeps the TCP session open while the database is unreachable. A Guard armed around a
+ * statement shuts the connection's socket down (shutdown(2), both ways) when its deadline
+ * passes: the blocked call returns at once with a connection error, and the connection is
+ * then closed and reopened by the next call.
+ *
+ * One process-wide thread serves every guard. Thread-safe. The socket is only shut down,
+ * never closed, and only while its guard is armed: the guard is disarmed (under the
+ * watchdog's mutex) before the connection can close the descriptor.
+ */
+namespace QSimbaSqlWatchdog {
+class Guard
+{
+public:
+    //! Arms a deadline \a timeout from now for the socket of \a db (a QPSQL or QMYSQL
+    //! connection that is open); does nothing for other drivers or a closed connection.
+    Guard(const QSqlDatabase &db, std::chrono::milliseconds timeout);
+    ~Guard();
+    Guard(const Guard &) = delete;
+    Guard &operator=(const Guard &) = delete;
+
+    //! True when the deadline passed and the socket was shut down.
+    bool fired() const;
+
+private:
+    quint64 m_id = 0;
+};
+
+//! The socket descriptor of the open QPSQL or QMYSQL connection \a db, or -1.
+int socketOf(const QSqlDatabase &db);
+} // namespace QSimbaSqlWatchdog
