@@ -160,10 +160,9 @@ QSimba::QSimba(Builder &&builder, QObject *parent) : QObject(parent), d_ptr(new 
 QSimba::~QSimba()
 {
     Q_D(QSimba);
-    if (!d->closing)
-        (void)closeAsync();
+    (void)closeAsync();
     if (d->mayWait())
-        d->closedFuture.waitForFinished();
+        d->closedFutureLocked().waitForFinished();
     d->shutdown();
 }
 
@@ -185,7 +184,12 @@ void QSimbaPrivate::shutdown()
 
 bool QSimbaPrivate::mayWait() const
 {
-    return !insideCallback() && !link->runtime->isEngineThread();
+    return link->mayWait();
+}
+
+bool QSimbaLink::mayWait() const
+{
+    return !QSimbaPrivate::insideCallback() && !runtime->isEngineThread();
 }
 
 quint64 QSimbaLink::add(Completer completer, bool direct)
@@ -208,21 +212,26 @@ std::pair<quint64, QFuture<void>> QSimbaLink::newPromise(bool direct)
     return {id, future};
 }
 
-bool QSimbaLink::complete(quint64 id, const TermPtr &term, Failure failure)
+Taken QSimbaLink::complete(quint64 id, const TermPtr &term, Failure failure)
 {
     Completer completer;
     {
         QMutexLocker lock(&m_mutex);
         completer = m_completers.take(id);
     }
-    if (!completer)
-        return true;
+    if (!completer) // cancelled: a term won for it is released
+        return term ? Taken::Release : Taken::Yes;
     const Answer answer = completer(term, failure);
     if (answer == Answer::Keep) {
         QMutexLocker lock(&m_mutex);
         m_completers.insert(id, std::move(completer));
     }
-    return answer == Answer::Accepted;
+    switch (answer) {
+    case Answer::Accepted: return Taken::Yes;
+    case Answer::Keep: return Taken::Retry;
+    case Answer::Drop: return Taken::Release;
+    }
+    return Taken::Yes;
 }
 
 bool QSimbaLink::cancel(quint64 id)
@@ -248,13 +257,26 @@ void QSimbaLink::post(QSimbaRuntime::Input input)
         runtime->post(std::move(input));
 }
 
+void QSimbaLink::startElection(const QSimbaLeaseName &name, bool withWork)
+{
+    if (shutDown.load())
+        return;
+    bool started = true;
+    runtime->runBlocking([&](Core &core, Nanos now) {
+        started = core.startElection(now, name, Kind::Election, false, withWork);
+    });
+    if (!started)
+        throw QSimbaIllegalStateError(
+            QStringLiteral("election \"%1\": the lease is used by a lock of this client").arg(name.toString()));
+}
+
 void QSimbaPrivate::ensureOpen(const char *what) const
 {
     if (closing)
         throw QSimbaIllegalStateError(QStringLiteral("%1: the QSimba client is closed").arg(QLatin1String(what)));
 }
 
-bool QSimbaPrivate::perform(const Task &task)
+Taken QSimbaPrivate::perform(const Task &task)
 {
     CallbackScope scope;
     const auto guarded = [](const char *what, const auto &fn) {
@@ -272,7 +294,7 @@ bool QSimbaPrivate::perform(const Task &task)
         guarded("an event signal handler", [&] { Q_EMIT q->event(task.event); });
         for (const auto &listener : std::as_const(listeners))
             guarded("an event listener", [&] { listener(task.event); });
-        return true;
+        return Taken::Yes;
     }
     if (task.type == Task::Type::Elected && task.withWork) {
         // Leader work starts with the delivery of its term, on a thread of its own.
@@ -290,7 +312,9 @@ bool QSimbaPrivate::perform(const Task &task)
                 work = *it;
             }
         }
-        if (work)
+        // The handover may have skipped the work already (close() on a blocked owner
+        // thread): then it never starts, for a term that is over.
+        if (work && task.term->beginWork())
             link->startWork(task.term, work->first, work->second);
         else
             link->post([term = task.term](Core &core, Nanos now) { core.workExited(now, term->name, term->token); });
@@ -301,7 +325,7 @@ bool QSimbaPrivate::perform(const Task &task)
         election = elections.value(task.name);
     }
     if (!election)
-        return true;
+        return Taken::Yes;
     auto *ed = election->d_func();
     switch (task.type) {
     case Task::Type::Status: {
@@ -343,7 +367,7 @@ bool QSimbaPrivate::perform(const Task &task)
     case Task::Type::Complete:
         break;
     }
-    return true;
+    return Taken::Yes;
 }
 
 QSimbaConfig QSimba::config() const
@@ -416,13 +440,15 @@ std::shared_ptr<const QSimbaBackendMetrics> QSimba::backendMetrics() const
 QFuture<void> QSimba::closeAsync()
 {
     Q_D(QSimba);
-    if (d->closing)
+    QMutexLocker closeLock(&d->closeMutex);
+    if (d->closing.load())
         return d->closeFuture;
-    d->closing = true;
     auto [closedId, closedFuture] = d->link->newPromise(/*direct=*/true);
     auto [afterId, afterFuture] = d->link->newPromise();
     d->closedFuture = closedFuture;
     d->closeFuture = afterFuture;
+    d->closing.store(true);
+    closeLock.unlock();
     {
         QMutexLocker lock(&d->electionsMutex);
         for (auto *e : std::as_const(d->elections))
@@ -438,7 +464,7 @@ void QSimba::close()
     Q_D(QSimba);
     (void)closeAsync();
     if (d->mayWait()) // inside a callback the close goes on asynchronously: no self-deadlock
-        d->closedFuture.waitForFinished();
+        d->closedFutureLocked().waitForFinished();
 }
 
 bool QSimba::isClosed() const

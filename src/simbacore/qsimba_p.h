@@ -20,7 +20,7 @@ class QSimbaElectionPrivate
 public:
     QSimba *client = nullptr;
     QSimbaLeaseName name;
-    bool started = false; // owner thread's view, for start()'s check
+    std::atomic<bool> started{false}; // owner thread's view, for start()'s check (close() may clear it)
 
     // Written by callback tasks (possibly on a dedicated thread), read on the owner thread.
     mutable QMutex mutex;
@@ -53,14 +53,20 @@ public:
     quint64 add(Completer completer, bool direct);
     //! A void promise and its future.
     std::pair<quint64, QFuture<void>> newPromise(bool direct = false);
-    //! Runs the completer of \a id; false when it declined.
-    bool complete(quint64 id, const QSimbaEngine::TermPtr &term, QSimbaEngine::Failure failure);
+    //! Runs the completer of \a id and says how it took a lock result.
+    QSimbaEngine::Taken complete(quint64 id, const QSimbaEngine::TermPtr &term, QSimbaEngine::Failure failure);
     //! Forgets \a id; false when its completer already ran (or runs now).
     bool cancel(quint64 id);
     //! Feeds the engine; a no-op once shut down.
     void post(QSimbaRuntime::Input input);
+    //! Starts contending for \a name as an election; throws when a lock of this client
+    //! holds or waits for it.
+    void startElection(const QSimbaLeaseName &name, bool withWork);
     //! Completes every promise left (at shut-down: nobody else will).
     void completeAll();
+    //! May this thread block on a QSimba future? Not inside a callback or leader work, nor
+    //! on the engine thread: what it would wait for may need that very thread.
+    bool mayWait() const;
 
     //! Leader work: one thread per term.
     using Work = std::function<void(const QSimbaTerm &)>;
@@ -121,11 +127,19 @@ public:
     QHash<QString, QSimbaPartitionGroup *> groups;
     QMutex electionsMutex;                               // for lookups from callback threads
 
-    bool closing = false;
+    // close() may come from leader work or a callback thread while the owner thread
+    // destroys the client: the flag is atomic and the futures are set under closeMutex.
+    std::atomic<bool> closing{false};
+    mutable QMutex closeMutex;
     QFuture<void> closeFuture;
     QFuture<void> closedFuture;
+    QFuture<void> closedFutureLocked() const
+    {
+        QMutexLocker lock(&closeMutex);
+        return closedFuture;
+    }
 
-    bool perform(const QSimbaEngine::Task &task);
+    QSimbaEngine::Taken perform(const QSimbaEngine::Task &task);
     void ensureOpen(const char *what) const;
     void shutdown();
     //! Waits for \a future unless inside a callback or on the engine thread.

@@ -4,6 +4,7 @@
 #include "qsimba_p.h"
 #include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
+#include "qsimbaseedname_p.h"
 
 /*!
     \class QSimbaElection
@@ -56,14 +57,13 @@ void QSimbaElection::start(ElectedCallback onElected, RevokedCallback onRevoked)
     cd->ensureOpen("QSimbaElection::start");
     if (d->started)
         throw QSimbaIllegalStateError(QStringLiteral("election \"%1\" is already started").arg(d->name.toString()));
+    cd->link->startElection(d->name, /*withWork=*/false);
     {
         QMutexLocker lock(&d->mutex);
         d->onElected = std::move(onElected);
         d->onRevoked = std::move(onRevoked);
     }
     d->started = true;
-    const auto name = d->name;
-    cd->link->post([name](Core &core, Nanos now) { core.startElection(now, name, Kind::Election); });
     Q_EMIT startedChanged(true);
 }
 
@@ -114,22 +114,10 @@ std::unique_ptr<QSimbaLeaderTask> QSimbaElection::schedule(const QSimbaSchedule 
 
 QString QSimbaElection::statusName(Status status)
 {
-    switch (status) {
-    case Status::Idle: return QStringLiteral("IDLE");
-    case Status::Candidate: return QStringLiteral("CANDIDATE");
-    case Status::Leader: return QStringLiteral("LEADER");
-    case Status::Cooldown: return QStringLiteral("COOLDOWN");
-    case Status::Handover: return QStringLiteral("HANDOVER");
-    }
-    return {};
+    return qsimbaSeedName(status);
 }
 
 QString QSimbaElection::kindName(Kind kind)
 {
-    switch (kind) {
-    case Kind::Election: return QStringLiteral("ELECTION");
-    case Kind::Lock: return QStringLiteral("LOCK");
-    case Kind::Group: return QStringLiteral("GROUP");
-    }
-    return {};
+    return qsimbaSeedName(kind);
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "qsimbaevent.h"
 
+#include "qsimbaseedname_p.h"
+
 #include <QtCore/QJsonDocument>
 #include <QtCore/QMetaEnum>
 
@@ -129,12 +131,7 @@ QString QSimbaEvent::error() const { return d->error; }
 
 QString QSimbaEvent::outcomeName(WorkOutcome outcome)
 {
-    switch (outcome) {
-    case WorkOutcome::Completed: return QStringLiteral("COMPLETED");
-    case WorkOutcome::Failed: return QStringLiteral("FAILED");
-    case WorkOutcome::Cancelled: return QStringLiteral("CANCELLED");
-    }
-    return {};
+    return qsimbaSeedName(outcome);
 }
 
 QJsonObject QSimbaEvent::toJson() const

@@ -19,7 +19,7 @@ QString QSimbaLeaseName::validate(const QString &name, QStringView what)
     if (name.isEmpty())
         return what.toString() + QStringLiteral(" is empty: it must have 1 to 128 characters of [A-Za-z0-9._:-]");
     if (name.size() > MaxLength)
-        return what.toString() + QStringLiteral(" of %1 characters is too long: at most 128 characters").arg(name.size());
+        return prefix() + QStringLiteral("has %1 characters: at most 128 are allowed").arg(name.size());
     if (name == QLatin1String(".") || name == QLatin1String(".."))
         return prefix() + QStringLiteral("is not allowed: \".\" and \"..\" are reserved");
     for (qsizetype i = 0; i < name.size(); ++i) {
@@ -55,8 +55,8 @@ void QSimbaLeaseName::validateGroup(const QString &group, int partitions)
     const QString last = group + QLatin1Char('.') + QString::number(partitions - 1);
     if (last.size() > MaxLength)
         throw QSimbaInvalidArgumentError(
-            QStringLiteral("group \"%1\" with %2 partitions: the lease name \"%3\" exceeds 128 characters")
-                .arg(group)
-                .arg(partitions)
-                .arg(last));
+            QStringLiteral("group \"%1\" with %2: the lease name \"%3\" exceeds 128 characters")
+                .arg(group,
+                     partitions == 1 ? QStringLiteral("1 partition") : QStringLiteral("%1 partitions").arg(partitions),
+                     last));
 }

@@ -136,7 +136,10 @@ QSimbaLockTerm QSimbaLock::acquire(std::chrono::nanoseconds timeout)
         const TermPtr term = d->attempt(left, false, timeout);
         if (term && term->isValid())
             return d->makeTerm(term);
-        // The term ended right after it was won: keep waiting for the next one.
+        // The term ended right after it was won: release it (a handle going away), then
+        // keep waiting for the next one.
+        if (term)
+            (void)d->makeTerm(term);
         if (l.ticker->now() >= deadline)
             throw QSimbaLockTimeoutError(d->name.toString(), timeout);
     }
@@ -154,6 +157,8 @@ std::optional<QSimbaLockTerm> QSimbaLock::tryAcquire()
     const TermPtr term = d->attempt(l.config.leaseDuration(), true, {});
     if (term && term->isValid())
         return d->makeTerm(term);
+    if (term)
+        (void)d->makeTerm(term); // ended right after it was won: released as its handle goes
     return std::nullopt;
 }
 
@@ -187,9 +192,9 @@ void QSimbaLockPrivate::watchCancel(const QFuture<T> &future, quint64 id, std::s
             drop(*attempt);
             return;
         }
-        const QSimbaTerm term = attempt->won->term;
-        lock.unlock(); // the continuation may run at once, here
-        term.revoked().then(QtFuture::Launch::Sync, [attempt, drop](QFuture<QSimbaTerm::RevokeReason>) {
+        const auto term = QSimbaTermPrivate::get(attempt->won->term);
+        lock.unlock(); // the listener may run at once, here
+        term->onRevoked([attempt, drop] {
             QMutexLocker lock(&attempt->mutex);
             attempt->won.reset();
             drop(*attempt);

@@ -84,7 +84,7 @@ void QSimbaLockTerm::close()
     if (direct.isFinished())
         return;
     auto link = d->link.lock();
-    if (!link || QSimbaPrivate::insideCallback() || link->runtime->isEngineThread())
+    if (!link || !link->mayWait())
         return;
     direct.waitForFinished();
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "qsimbasnapshot.h"
 
+#include "qsimbaseedname_p.h"
+
 #include <QtCore/QJsonArray>
 
 /*!
@@ -15,13 +17,7 @@ static qint64 toMs(std::chrono::nanoseconds d)
 
 QString QSimbaSessionSnapshot::statusName(Status status)
 {
-    switch (status) {
-    case Status::Opening: return QStringLiteral("OPENING");
-    case Status::Live: return QStringLiteral("LIVE");
-    case Status::Suspended: return QStringLiteral("SUSPENDED");
-    case Status::Closed: return QStringLiteral("CLOSED");
-    }
-    return {};
+    return qsimbaSeedName(status);
 }
 
 QJsonObject QSimbaSessionSnapshot::toJson() const

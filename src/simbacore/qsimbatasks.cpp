@@ -23,6 +23,8 @@ public:
 
     QFuture<void> stop()
     {
+        // stop() and close() may come from leader work while the owner destroys the task.
+        QMutexLocker lock(&m_mutex);
         if (m_stopped)
             return m_future;
         m_stopped = true;
@@ -47,10 +49,15 @@ public:
     void close()
     {
         (void)stop();
+        QFuture<void> direct;
+        {
+            QMutexLocker lock(&m_mutex);
+            direct = m_direct;
+        }
         auto link = m_link.lock();
-        if (!link || m_direct.isFinished() || QSimbaPrivate::insideCallback() || link->runtime->isEngineThread())
+        if (!link || direct.isFinished() || !link->mayWait())
             return;
-        m_direct.waitForFinished();
+        direct.waitForFinished();
     }
 
     std::shared_ptr<QSimbaLink> link() const { return m_link.lock(); }
@@ -59,6 +66,7 @@ private:
     std::weak_ptr<QSimbaLink> m_link;
     Stop m_stop;
     std::function<void()> m_onStop;
+    QRecursiveMutex m_mutex; // a startedChanged slot may stop again
     bool m_stopped = false;
     QFuture<void> m_future, m_direct;
 };
@@ -108,8 +116,14 @@ std::unique_ptr<QSimbaLeaderTask> QSimbaElectionTasks::start(QSimbaElection *ele
         QMutexLocker lock(&link->worksMutex);
         link->works.insert(name, {std::move(work), schedule});
     }
+    try {
+        link->startElection(name, /*withWork=*/true);
+    } catch (...) {
+        QMutexLocker lock(&link->worksMutex);
+        link->works.remove(name);
+        throw;
+    }
     ed->started = true;
-    link->post([name](Core &core, Nanos now) { core.startElection(now, name, Kind::Election, false, /*withWork=*/true); });
     Q_EMIT election->startedChanged(true);
     QPointer<QSimbaElection> guard(election);
     auto stopper = std::make_unique<QSimbaTaskStopper>(

@@ -4,6 +4,7 @@
 #include "qsimbaduration_p.h"
 #include "qsimbaerror.h"
 #include "qsimbaterm_p.h"
+#include "qsimbaseedname_p.h"
 
 /*!
     \class QSimbaTerm
@@ -31,14 +32,52 @@ QSimbaTermPrivate::~QSimbaTermPrivate()
 
 bool QSimbaTermPrivate::revoke(QSimbaTerm::RevokeReason reason)
 {
-    std::lock_guard lock(m_mutex);
-    if (m_revoked.load(std::memory_order_acquire))
-        return false;
-    m_frozenDeadline.store(m_deadline->load(std::memory_order_acquire), std::memory_order_release);
-    m_revoked.store(true, std::memory_order_release);
-    m_promise.addResult(reason);
+    std::vector<std::function<void()>> listeners;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_revoked.load(std::memory_order_acquire))
+            return false;
+        m_frozenDeadline.store(m_deadline->load(std::memory_order_acquire), std::memory_order_release);
+        m_revoked.store(true, std::memory_order_release);
+        m_promise.addResult(reason);
+        listeners.swap(m_listeners);
+    }
+    for (const auto &l : listeners)
+        l();
+    // Outside the lock: a continuation attached with then() (Launch::Sync) runs here, on
+    // the engine thread; see docs/engine.md "Threads".
     m_promise.finish();
     return true;
+}
+
+void QSimbaTermPrivate::onRevoked(std::function<void()> listener)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_revoked.load(std::memory_order_acquire)) {
+            m_listeners.push_back(std::move(listener));
+            return;
+        }
+    }
+    listener();
+}
+
+bool QSimbaTermPrivate::beginWork()
+{
+    if (isRevoked()) {
+        int expected = WorkNotStarted;
+        m_work.compare_exchange_strong(expected, WorkSkipped, std::memory_order_acq_rel);
+        return false;
+    }
+    int expected = WorkNotStarted;
+    return m_work.compare_exchange_strong(expected, WorkStarted, std::memory_order_acq_rel);
+}
+
+bool QSimbaTermPrivate::skipWork()
+{
+    int expected = WorkNotStarted;
+    return m_work.compare_exchange_strong(expected, WorkSkipped, std::memory_order_acq_rel)
+           || expected == WorkSkipped;
 }
 
 bool QSimbaTermPrivate::isValid() const
@@ -90,14 +129,7 @@ QFuture<QSimbaTerm::RevokeReason> QSimbaTerm::revoked() const
 
 QString QSimbaTerm::reasonName(RevokeReason reason)
 {
-    switch (reason) {
-    case RevokeReason::Stopped: return QStringLiteral("STOPPED");
-    case RevokeReason::SteppedDown: return QStringLiteral("STEPPED_DOWN");
-    case RevokeReason::SessionExpired: return QStringLiteral("SESSION_EXPIRED");
-    case RevokeReason::DeadlinePassed: return QStringLiteral("DEADLINE_PASSED");
-    case RevokeReason::TakenOver: return QStringLiteral("TAKEN_OVER");
-    }
-    return QString();
+    return qsimbaSeedName(reason);
 }
 
 QDebug operator<<(QDebug dbg, const QSimbaTerm &term)

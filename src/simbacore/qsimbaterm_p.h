@@ -7,8 +7,12 @@
 
 #include <QtCore/QPromise>
 
+#include "qsimbasessionid.h"
+
 #include <atomic>
+#include <functional>
 #include <mutex>
+#include <vector>
 
 /*
  * The shared state of a term. Written only by the engine (revoke()), read from any thread.
@@ -21,8 +25,27 @@ public:
                       std::shared_ptr<std::atomic<qint64>> sessionDeadline);
     ~QSimbaTermPrivate();
 
-    //! Marks the term revoked and completes revoked(); only the first call counts.
+    //! Marks the term revoked, runs the revocation listeners, then completes revoked();
+    //! only the first call counts. No lock is held while listeners and continuations run.
     bool revoke(QSimbaTerm::RevokeReason reason);
+    /*!
+        Calls \a listener once when the term is revoked (at once when it already is), on the
+        revoking thread. QSimba's own reactions to the end of a term (interrupting leader
+        work, forgetting a lock attempt) use this, never a continuation of revoked(): a
+        QFuture holds one continuation, and a user's then() must not replace ours.
+    */
+    void onRevoked(std::function<void()> listener);
+
+    //! The shared state behind \a term (null for a null term).
+    static std::shared_ptr<QSimbaTermPrivate> get(const QSimbaTerm &term) { return term.d; }
+
+    //! Leader work of the term: started once when elected is delivered, unless the
+    //! handover skipped it first (then it never starts).
+    enum WorkState { WorkNotStarted, WorkStarted, WorkSkipped };
+    //! True when the work may start now (the term is not revoked and nobody skipped it).
+    bool beginWork();
+    //! True when the work will never start (it had not, and now cannot).
+    bool skipWork();
     bool isRevoked() const { return m_revoked.load(std::memory_order_acquire); }
     bool isValid() const;
     //! The session's local deadline; frozen when the term is revoked (renewals of the
@@ -38,13 +61,17 @@ public:
     const std::shared_ptr<QSimbaTicker> ticker;
     //! Set when the elected callback ran (not rejected): only then is revoked delivered.
     std::atomic<bool> electedDelivered{false};
+    //! The session that won the term (set by the engine before the term is shared).
+    QSimbaSessionId session;
 
 private:
     friend class QSimbaTerm;
     std::shared_ptr<std::atomic<qint64>> m_deadline;
     std::atomic<qint64> m_frozenDeadline{0};
     std::atomic<bool> m_revoked{false};
+    std::atomic<int> m_work{WorkNotStarted};
     std::mutex m_mutex;
+    std::vector<std::function<void()>> m_listeners;
     QPromise<QSimbaTerm::RevokeReason> m_promise;
     QFuture<QSimbaTerm::RevokeReason> m_future;
 };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "qsimbaticker.h"
 
+#include <ctime>
+
 /*!
     \class QSimbaTicker
     \brief The monotonic clock QSimba measures local deadlines with.
@@ -9,11 +11,22 @@
 QSimbaTicker::~QSimbaTicker() = default;
 
 namespace {
-class SteadyTicker final : public QSimbaTicker
+/*
+ * A clock that keeps counting while the host is suspended. A term's deadline is a span of
+ * real time that the backend also measures: a clock that stops during suspend (the steady
+ * clock, CLOCK_MONOTONIC) would find a term valid after resume although the backend
+ * expired its session meanwhile. Linux: CLOCK_BOOTTIME; elsewhere the steady clock.
+ */
+class SystemTicker final : public QSimbaTicker
 {
 public:
     std::chrono::nanoseconds now() const override
     {
+#if defined(Q_OS_LINUX) && defined(CLOCK_BOOTTIME)
+        timespec ts{};
+        if (clock_gettime(CLOCK_BOOTTIME, &ts) == 0)
+            return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+#endif
         return std::chrono::duration_cast<std::chrono::nanoseconds>(
             std::chrono::steady_clock::now().time_since_epoch());
     }
@@ -22,7 +35,7 @@ public:
 
 std::shared_ptr<QSimbaTicker> QSimbaTicker::system()
 {
-    static const auto ticker = std::make_shared<SteadyTicker>();
+    static const auto ticker = std::make_shared<SystemTicker>();
     return ticker;
 }
 

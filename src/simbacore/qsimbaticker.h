@@ -11,7 +11,8 @@
 
 /*
  * A monotonic clock in nanoseconds: the only local time QSimba reads. Thread-safe.
- * system() is the steady clock; QSimbaManualTicker moves only when told to (tests).
+ * system() is the boot-time clock (it counts time the host spent suspended; CLOCK_BOOTTIME
+ * on Linux, the steady clock elsewhere); QSimbaManualTicker moves only when told to (tests).
  */
 class QSIMBACORE_EXPORT QSimbaTicker
 {
@@ -19,7 +20,7 @@ public:
     virtual ~QSimbaTicker();
     virtual std::chrono::nanoseconds now() const = 0;
 
-    //! The process's steady clock.
+    //! The system's boot-time clock: monotonic, and counting suspended time.
     static std::shared_ptr<QSimbaTicker> system();
 };
 

@@ -110,8 +110,9 @@ void QSimbaLink::startWork(const TermPtr &term, Work work, std::optional<QSimbaS
         m_threads.append(thread);
     }
     thread->start();
-    // The end of the term interrupts the work.
-    QSimbaTerm(term).revoked().then(QtFuture::Launch::Sync, [state, weakThread](QFuture<QSimbaTerm::RevokeReason>) {
+    // The end of the term interrupts the work (a listener of our own: a user's then() on
+    // revoked() replaces a continuation, never a listener).
+    term->onRevoked([state, weakThread] {
         {
             QMutexLocker lock(&state->mutex);
             state->over = true;

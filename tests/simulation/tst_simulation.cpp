@@ -2,7 +2,10 @@
 // Simulation testing of the engine core (DESIGN.md §1): several clients' cores against one
 // in-memory backend on one simulated clock, with random latency, failures, lost answers,
 // lost hints, stalls beyond the lease, clock drift, slow callbacks and random
-// start/stop/stepDown/close. Invariants are checked after every step.
+// start/stop/stepDown/close, blocking lock waiters interrupted at random moments, a
+// backend that shortens leases (some seeds) and 200 more names (some seeds). Safety
+// invariants are checked after every step; then faults stop for a quiet period after
+// which liveness is checked (see quietBound() and livenessChecks()).
 //
 //   QSIMBA_SIM_SEED=n     run only seed n        QSIMBA_SIM_SEEDS=k   run seeds 1..k
 //   QSIMBA_SIM_STEPS=n    steps per seed         QSIMBA_SIM_TRACE=1   print every trace line
@@ -11,6 +14,7 @@
 
 #include <QtTest/QTest>
 
+#include <cmath>
 #include <cstdio>
 #include <list>
 #include <queue>
@@ -56,6 +60,14 @@ public:
             return QSimbaSessionId::of(QStringLiteral("s%1-%2").arg(m_seed).arg(++m_sessions));
         });
         m_subscription = m_backend->subscribe([this](const Backend::Hint &h) { m_hints.push_back(h); });
+        // Seeds 3, 7, 11, … (3 s leases): the backend grants a quarter of the lease asked,
+        // less than the renewal period (Redis maxLease).
+        if (seed % 4 == 3)
+            m_backend->setMaxLease(duration_cast<Millis>(m_config.leaseDuration() / 4));
+        // Seeds 25, 50, 75, 100: every client also contends for 200 more names.
+        if (seed % 25 == 0)
+            for (int i = 0; i < 200; ++i)
+                m_manyNames.push_back(QSimbaLeaseName::of(QStringLiteral("n%1").arg(i)));
         for (int i = 0; i < 4; ++i)
             addClient();
     }
@@ -69,6 +81,7 @@ public:
                 scheduleAction(now() + 10ms);
             check();
         }
+        quietPeriod();
         // Close everything and let it drain: every future must complete.
         for (auto &c : m_clients)
             if (!c->closing)
@@ -102,6 +115,11 @@ private:
         std::vector<quint64> waiters;             // lock waiters it ever had
         std::map<quint64, std::pair<QString, quint64>> stopPromises; // promise → (name, epoch)
         bool afterCloseCompleted = false;
+        bool groupStarted = false;                // g started and not stopped since
+        std::map<std::pair<QString, qint64>, bool> expectWork; // (name, token) → withWork of the start it was won under
+        qint64 acquireCalls = 0;
+        std::set<qint64> userHeld;                // lock tokens a user holds (until it releases)
+        std::map<quint64, bool> directInterrupted; // blocking waiter → its caller gave up
     };
     struct Work
     {
@@ -173,6 +191,8 @@ private:
         m_clients.push_back(std::move(c));
         log(QStringLiteral("client %1 created, clock rate %2ppm").arg(index).arg(ref.rateMillionths));
         ref.core->start(ref.local->now());
+        for (const auto &n : m_manyNames)
+            ref.core->startElection(ref.local->now(), n, Kind::Election);
         settle(ref);
     }
 
@@ -208,7 +228,9 @@ private:
         const quint64 version = ++c.wakeVersion;
         if (wake != Core::Never) {
             Client *cp = &c;
-            at(std::max(now(), simOf(c, wake)), [this, cp, version] {
+            // The runtime's timer fires late by up to a few ms (ms rounding, a busy thread):
+            // answers can come between the deadline and the tick.
+            at(std::max(now(), simOf(c, wake) + uniform(0ms, 2ms)), [this, cp, version] {
                 if (cp->wakeVersion != version)
                     return;
                 cp->core->tick(cp->local->now());
@@ -223,13 +245,15 @@ private:
         switch (effect.type) {
         case Effect::Type::CallBackend: {
             const bool stall = chance(m_stallRate);
-            const Nanos request = stall ? uniform(3s, 5s) : (chance(0.1) ? uniform(20ms, 400ms) : uniform(0ms, 3ms));
-            const Nanos response = chance(0.1) ? uniform(20ms, 400ms) : uniform(0ms, 3ms);
+            const Nanos request = stall ? uniform(3s, 5s) : (chance(m_slowRate) ? uniform(20ms, 400ms) : uniform(0ms, 3ms));
+            const Nanos response = chance(m_slowRate) ? uniform(20ms, 400ms) : uniform(0ms, 3ms);
             const bool failBefore = chance(m_failureRate);
             const bool loseAnswer = !failBefore && chance(m_failureRate);
             const quint64 id = effect.callId;
             const Call call = effect.call;
             log(QStringLiteral("client %1 sends %2%3").arg(c.index).arg(describe(call), stall ? QStringLiteral(" (stalls)") : QString()));
+            if (std::holds_alternative<Acquire>(call))
+                ++c.acquireCalls;
             at(now() + request, [this, cp, id, call, failBefore, loseAnswer, response] {
                 Reply reply;
                 if (failBefore) {
@@ -253,23 +277,28 @@ private:
             break;
         }
         case Effect::Type::RunTask: {
-            const Nanos delay = chance(0.02) ? uniform(100ms, 2s) : uniform(0ms, 5ms);
+            // Election callbacks are sometimes slow; event listeners are quick (their stream
+            // carries every event of the client: 200 names make many).
+            const bool slow = !effect.stream.isEmpty() && chance(0.02);
+            const Nanos delay = slow ? uniform(100ms, 2s) : effect.stream.isEmpty() ? uniform(0ms, 1ms) : uniform(0ms, 5ms);
             const QString stream = effect.stream;
             const Task task = effect.task;
             const bool reject = chance(m_rejectRate) && (task.type == Task::Type::Elected || task.lockResult);
             at(now() + delay, [this, cp, stream, task, reject] {
-                bool accepted = true;
+                Taken taken = Taken::Yes;
                 if (!reject)
-                    accepted = runTask(*cp, task);
+                    taken = runTask(*cp, task);
                 else
                     log(QStringLiteral("client %1 rejects a task of %2").arg(cp->index).arg(task.name.toString()));
-                cp->core->taskFinished(cp->local->now(), stream, reject, !accepted);
+                cp->core->taskFinished(cp->local->now(), stream, reject, taken);
                 settle(*cp);
             });
             break;
         }
         case Effect::Type::Resolve:
             m_open.erase(effect.promise);
+            if (effect.term)
+                directGranted(c, effect.promise, effect.term);
             break;
         }
     }
@@ -289,8 +318,8 @@ private:
         }
     }
 
-    //! Runs a task as the API would; false declines a lock result.
-    bool runTask(Client &c, const Task &task)
+    //! Runs a task as the API would; says how a lock result was taken.
+    Taken runTask(Client &c, const Task &task)
     {
         const QString name = task.name.toString();
         if (task.lockResult)
@@ -309,7 +338,12 @@ private:
                     fail(QStringLiteral("client %1: elected %2 of %3 before revoked %4").arg(c.index).arg(task.term->token).arg(name).arg(open));
                 open = task.term->token;
                 log(QStringLiteral("client %1 elected %2 token %3").arg(c.index).arg(name).arg(open));
-                if (task.withWork)
+                // A start during a handover keeps what it asked for (its work).
+                const auto expected = c.expectWork.find({name, open});
+                if (expected != c.expectWork.end() && expected->second != task.withWork)
+                    fail(QStringLiteral("client %1: term %2 of %3 %4 leader work, its start asked otherwise")
+                             .arg(c.index).arg(open).arg(name, task.withWork ? QStringLiteral("runs") : QStringLiteral("lacks")));
+                if (task.withWork && task.term->beginWork()) // as the runtime does
                     m_work.push_back({c.index, task.term, uniform(0ms, 300ms), chance(0.05)});
             } else {
                 if (open != task.term->token)
@@ -337,30 +371,63 @@ private:
         case Task::Type::Status:
             break;
         }
-        return true;
+        return Taken::Yes;
     }
 
-    bool lockResult(Client &c, const Task &task)
+    Taken lockResult(Client &c, const Task &task)
     {
         const bool cancelled = m_cancelled.count(task.promise) > 0;
-        if (task.term && (cancelled || !task.term->isValid()))
-            return false; // declined: released (cancelled) or contended again (ended)
+        if (task.term && cancelled)
+            return Taken::Release; // the caller is gone: released
+        if (task.term && !task.term->isValid())
+            return Taken::Retry; // ended before it was handed over: contended again
         m_open.erase(task.promise);
         if (!task.term) {
             log(QStringLiteral("client %1 lock waiter %2 answered without a term (failure %3)")
                     .arg(c.index).arg(task.promise).arg(int(task.failure)));
-            return true;
+            return Taken::Yes;
         }
-        const qint64 token = task.term->token;
-        log(QStringLiteral("client %1 holds lock %2 token %3").arg(c.index).arg(task.name.toString()).arg(token));
+        holdLock(c, task.term);
+        return Taken::Yes;
+    }
+
+    //! A user holds a lock term, then releases it.
+    void holdLock(Client &c, const TermPtr &term)
+    {
+        const qint64 token = term->token;
+        log(QStringLiteral("client %1 holds lock %2 token %3").arg(c.index).arg(term->name.toString()).arg(token));
+        c.userHeld.insert(token);
         Client *cp = &c;
-        const auto name = task.name;
+        const auto name = term->name;
         at(now() + uniform(0ms, 1500ms), [this, cp, name, token] {
             log(QStringLiteral("client %1 releases lock %2 token %3").arg(cp->index).arg(name.toString()).arg(token));
+            cp->userHeld.erase(token);
             cp->core->releaseLock(cp->local->now(), name, token, promise());
             settle(*cp);
         });
-        return true;
+    }
+
+    //! A blocking acquire's answer: its caller takes the term, unless it was interrupted
+    //! first (then nobody holds the term: the engine must release it).
+    void directGranted(Client &c, quint64 waiter, const TermPtr &term)
+    {
+        if (c.directInterrupted[waiter]) {
+            log(QStringLiteral("client %1 blocking waiter %2 got token %3 after its caller gave up").arg(c.index).arg(waiter & ~DirectPromise).arg(term->token));
+            return;
+        }
+        c.directInterrupted.erase(waiter);
+        if (term->isValid()) {
+            holdLock(c, term);
+        } else {
+            // Ended before the caller saw it: its handle releases it, the caller waits on.
+            Client *cp = &c;
+            const auto name = term->name;
+            const qint64 token = term->token;
+            at(now(), [this, cp, name, token] {
+                cp->core->releaseLock(cp->local->now(), name, token, 0);
+                settle(*cp);
+            });
+        }
     }
 
     void granted(int client, const TermPtr &term)
@@ -371,6 +438,10 @@ private:
             fail(QStringLiteral("token %1 of %2 granted to client %3 after token %4").arg(term->token).arg(name).arg(client).arg(last));
         last = term->token;
         m_terms.push_back({client, term});
+        m_grantedAt[{name, term->token}] = now();
+        auto &c = *m_clients[client];
+        if (c.withWork.count(name))
+            c.expectWork[{name, term->token}] = c.withWork[name];
         // Handover order: a term that ended by a handover (stop, step-down) releases its lease
         // only after its work exited or its deadline passed.
         for (const auto &w : m_work) {
@@ -417,8 +488,7 @@ private:
         if (action < 50) {
             ++c.epoch[name];
             c.stopped[name] = false;
-            if (!c.core->isStarted(lease))
-                c.withWork[name] = chance(0.5);
+            c.withWork[name] = chance(0.5); // a start during a handover may ask otherwise
             log(QStringLiteral("client %1 starts %2%3").arg(c.index).arg(name, c.withWork[name] ? QStringLiteral(" with work") : QString()));
             c.core->startElection(c.local->now(), lease, Kind::Election, false, c.withWork[name]);
         } else if (action < 75) {
@@ -441,12 +511,26 @@ private:
         const int action = std::uniform_int_distribution<int>(0, 9)(m_random);
         const auto lock = QSimbaLeaseName::of(QStringLiteral("lock"));
         if (action < 5) {
-            const quint64 waiter = promise();
+            // A third are blocking calls (answered at once, interrupted at random moments).
+            const bool direct = chance(0.33);
+            quint64 waiter = promise();
+            if (direct) {
+                m_open.erase(waiter);
+                waiter |= DirectPromise;
+                m_open.insert(waiter);
+            }
             const bool tryOnce = chance(0.3);
             const Nanos timeout = chance(0.1) ? Core::Never : uniform(0ms, 3s);
-            log(QStringLiteral("client %1 %2 lock, waiter %3").arg(c.index).arg(tryOnce ? QStringLiteral("tries") : QStringLiteral("acquires")).arg(waiter));
-            c.waiters.push_back(waiter);
+            log(QStringLiteral("client %1 %2 lock, waiter %3%4").arg(c.index).arg(tryOnce ? QStringLiteral("tries") : QStringLiteral("acquires")).arg(waiter & ~DirectPromise).arg(direct ? QStringLiteral(" (blocking)") : QString()));
+            m_waiters[waiter] = timeout == Core::Never ? Core::Never : now() + timeout;
+            if (!direct)
+                c.waiters.push_back(waiter);
             c.core->acquireLock(c.local->now(), lock, waiter, timeout, tryOnce);
+            if (direct && chance(0.5)) {
+                Client *cp = &c;
+                const Nanos when = chance(0.5) ? uniform(0ms, 10ms) : uniform(0ms, 300ms); // often near the grant
+                at(now() + when, [this, cp, waiter, lock] { interrupt(*cp, waiter, lock); });
+            }
         } else if (action < 7) {
             if (c.waiters.empty())
                 return;
@@ -457,11 +541,29 @@ private:
             c.core->cancelLock(c.local->now(), lock, waiter);
         } else if (action < 9) {
             log(QStringLiteral("client %1 starts group g").arg(c.index));
+            c.groupStarted = true;
             c.core->startGroup(c.local->now(), QStringLiteral("g"), 6);
         } else {
             log(QStringLiteral("client %1 stops group g").arg(c.index));
+            c.groupStarted = false;
             c.core->stopGroup(c.local->now(), QStringLiteral("g"), promise());
         }
+    }
+
+    //! The blocking caller of \a waiter is interrupted: unless it was answered already, it
+    //! gives up now and tells the engine, which hears it a little later.
+    void interrupt(Client &c, quint64 waiter, const QSimbaLeaseName &lock)
+    {
+        if (!m_open.count(waiter) || c.closing)
+            return; // answered: the caller returned
+        log(QStringLiteral("client %1 interrupts blocking waiter %2").arg(c.index).arg(waiter & ~DirectPromise));
+        c.directInterrupted[waiter] = true;
+        m_open.erase(waiter); // the call threw InterruptedError
+        Client *cp = &c;
+        at(now() + uniform(0ms, 3ms), [this, cp, waiter, lock] {
+            cp->core->cancelLock(cp->local->now(), lock, waiter);
+            settle(*cp);
+        });
     }
 
     void closeClient(Client &c)
@@ -523,14 +625,23 @@ private:
             it = now() >= it->second ? m_dropped.erase(it) : std::next(it);
         if (chance(m_dropRate))
             dropRandomLease();
-        // (a) never two valid terms of one name at one instant.
+        // (a) never two valid terms of one name at one instant (and (g) below). With 200
+        // more names the terms are many: in those seeds they are looked at every 8th event.
+        if (!m_manyNames.empty() && ++m_checks % 8 != 0)
+            return;
         std::map<QString, int> valid;
         for (auto it = m_terms.begin(); it != m_terms.end();) {
             const auto &term = it->second;
             if (term->isRevoked() && !term->isValid() && m_clients[it->first]->local->now() >= term->deadline()) {
+                m_seenInvalid.erase(term.get());
                 it = m_terms.erase(it); // over for good
                 continue;
             }
+            // (g) a term that read invalid never reads valid again.
+            if (!term->isValid())
+                m_seenInvalid.insert(term.get());
+            else if (m_seenInvalid.count(term.get()))
+                fail(QStringLiteral("term %1 of %2 valid again after it read invalid").arg(term->token).arg(term->name.toString()));
             if (term->isValid() && ++valid[term->name.toString()] > 1 && !m_dropped.count(term->name.toString()))
                 fail(QStringLiteral("two valid terms of %1").arg(term->name.toString()));
             ++it;
@@ -552,6 +663,157 @@ private:
         const Nanos window = m_config.leaseDuration() + 500ms;
         m_dropped[name] = now() + window; // two valid terms are possible meanwhile
         m_takeoverChecks.push_back({now() + window, term});
+    }
+
+    /*
+     * After the last fault, within this bound every name with a live candidate has a valid
+     * term, and so on (livenessChecks()). Its parts: a call stalled by the chaos answers
+     * (5 s + 0.4 s); a step-down's cooldown ends (4 s); a slow callback runs (2 s); a lost
+     * session's leases expire and a candidate polls or hears the release (2 leases + 2 ×
+     * (renew + jitter)); leader work stuck past its revocation holds a handover to its
+     * deadline (1 lease); a lock holder releases (1.5 s).
+     */
+    Nanos quietBound() const
+    {
+        const Nanos poll = m_config.renewInterval() + m_config.retryJitter();
+        return 5400ms + 4s + 2s + 3 * m_config.leaseDuration() + 2 * poll + 1500ms;
+    }
+
+    void quietPeriod()
+    {
+        m_failureRate = 0;
+        m_stallRate = 0;
+        m_dropRate = 0;
+        m_rejectRate = 0;
+        m_slowRate = 0; // a slow answer (up to 0.8 s) is a fault to a 300 ms lease
+        const Nanos start = now();
+        // Session losses and acquire calls are counted after this (stalled calls answered).
+        const Nanos settled = start + 5400ms + 2 * m_config.leaseDuration();
+        const Nanos end = start + quietBound();
+        log(QStringLiteral("quiet: faults stop; liveness is checked at %1ms").arg(end.count() / 1e6, 0, 'f', 3));
+        std::map<int, std::pair<QSimbaSessionId, qint64>> atSettled; // client → (session, acquire calls)
+        bool settledSeen = false;
+        while (now() < end) {
+            // Users go on using locks and groups for a while (no faults): acquires,
+            // interrupts, cancels, groups started and stopped with joins in flight.
+            if (now() < settled && chance(0.02)) {
+                std::vector<Client *> live;
+                for (auto &c : m_clients)
+                    if (!c->closing)
+                        live.push_back(c.get());
+                if (!live.empty()) {
+                    Client &c = *live[std::uniform_int_distribution<size_t>(0, live.size() - 1)(m_random)];
+                    lockOrGroupAction(c);
+                    settle(c);
+                }
+            }
+            if (!processOne())
+                scheduleAction(now() + 10ms);
+            check();
+            if (!settledSeen && now() >= settled) {
+                settledSeen = true;
+                for (const auto &c : m_clients)
+                    atSettled[c->index] = {c->core->sessionId(), c->acquireCalls};
+            }
+        }
+        livenessChecks(atSettled, end - settled);
+    }
+
+    void livenessChecks(const std::map<int, std::pair<QSimbaSessionId, qint64>> &atSettled, Nanos measured)
+    {
+        std::vector<Client *> live;
+        for (auto &c : m_clients)
+            if (!c->closing)
+                live.push_back(c.get());
+        const auto validTerm = [this](const QString &name) {
+            return std::any_of(m_terms.cbegin(), m_terms.cend(),
+                               [&](const auto &t) { return t.second->name.toString() == name && t.second->isValid(); });
+        };
+        // (L1) every name with a live candidate has a valid term.
+        QStringList names{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")};
+        for (const auto &n : m_manyNames)
+            names.append(n.toString());
+        for (const auto &name : std::as_const(names)) {
+            const bool wanted = std::any_of(live.cbegin(), live.cend(), [&](Client *c) {
+                return c->core->isStarted(QSimbaLeaseName::of(name));
+            });
+            if (wanted && !validTerm(name))
+                fail(QStringLiteral("liveness: %1 has live candidates but no valid term after the quiet period").arg(name));
+        }
+        // (L2) every partition of a group with live members is owned, and the members are
+        // exactly the clients that run the group.
+        QList<QSimbaSessionId> expected;
+        for (Client *c : live)
+            if (c->groupStarted)
+                expected.append(c->core->sessionId());
+        std::sort(expected.begin(), expected.end());
+        if (!expected.isEmpty())
+            for (int p = 0; p < 6; ++p)
+                if (!validTerm(QStringLiteral("g.%1").arg(p))) {
+                    for (Client *c : live) {
+                        const auto owned = c->core->groupPartitions(QStringLiteral("g"));
+                        QString state;
+                        for (const auto &e : c->core->snapshot(c->local->now()).elections)
+                            if (e.name.toString() == QStringLiteral("g.%1").arg(p))
+                                state = QSimbaElection::statusName(e.status);
+                        log(QStringLiteral("client %1 session %2 group %3 owns %4 state %5")
+                                .arg(c->index).arg(c->core->sessionId().toString()).arg(c->groupStarted)
+                                .arg(QStringList([&] { QStringList l; for (int x : owned) l << QString::number(x); return l; }()).join(QLatin1Char(',')), state));
+                    }
+                    log(QStringLiteral("members: %1").arg([&] { QStringList l; for (const auto &m : m_backend->members(QStringLiteral("g"))) l << m.toString(); return l.join(QLatin1Char(' ')); }()));
+                    fail(QStringLiteral("liveness: partition g.%1 has live members but no valid term").arg(p));
+                }
+        const auto members = m_backend->members(QStringLiteral("g"));
+        if (members != expected)
+            fail(QStringLiteral("liveness: group g has %1 members, %2 clients run it").arg(members.size()).arg(expected.size()));
+        // (L3) every future is answered, but for lock waiters without a timeout while the
+        // lock is busy (held by a valid term).
+        for (quint64 id : m_open) {
+            auto w = m_waiters.find(id);
+            if (w != m_waiters.end() && w->second == Core::Never && validTerm(QStringLiteral("lock")))
+                continue;
+            if (w != m_waiters.end() && w->second != Core::Never && now() < w->second + 1s)
+                continue; // its timeout has not passed yet
+            fail(QStringLiteral("liveness: future %1 not answered after the quiet period").arg(id & ~DirectPromise));
+        }
+        // (L4) no lease is held by a client without a term or a lock holder for it.
+        for (const auto &lease : m_backend->inspect().leases) {
+            Client *holder = nullptr;
+            for (Client *c : live)
+                if (c->core->sessionId() == lease.holder)
+                    holder = c;
+            if (!holder)
+                fail(QStringLiteral("liveness: lease %1 held by session %2 of no live client").arg(lease.name.toString(), lease.holder.toString()));
+            const QString name = lease.name.toString();
+            if (name == QLatin1String("lock")) {
+                const auto granted = m_grantedAt.find({name, lease.token});
+                const bool recent = granted != m_grantedAt.end() && now() - granted->second < 2500ms;
+                if (!holder->userHeld.count(lease.token) && !recent)
+                    fail(QStringLiteral("liveness: client %1 holds lock token %2 for nobody").arg(holder->index).arg(lease.token));
+                continue;
+            }
+            bool termed = false;
+            for (const auto &e : holder->core->snapshot(holder->local->now()).elections)
+                termed |= e.name == lease.name && e.token == lease.token
+                          && (e.status == Status::Leader || e.status == Status::Handover);
+            if (!termed)
+                fail(QStringLiteral("liveness: client %1 holds %2 token %3 without a term").arg(holder->index).arg(name).arg(lease.token));
+        }
+        // (L5) without faults, no session is lost (a shortened lease included), and (L6)
+        // candidates stay batched: at most ⌈candidates/64⌉ acquire calls per poll, plus slack.
+        const double polls = double(measured.count()) / double(m_config.renewInterval().count());
+        for (Client *c : live) {
+            const auto it = atSettled.find(c->index);
+            if (it == atSettled.end())
+                continue;
+            if (c->core->sessionId() != it->second.first)
+                fail(QStringLiteral("liveness: client %1 lost its session without a fault").arg(c->index));
+            const qint64 calls = c->acquireCalls - it->second.second;
+            const double budget = std::ceil((m_manyNames.size() + 5) / 64.0) + 3;
+            if (!m_manyNames.empty() && double(calls) > budget * polls)
+                fail(QStringLiteral("liveness: client %1 made %2 acquire calls in %3 polls (budget %4 a poll)")
+                         .arg(c->index).arg(calls).arg(polls).arg(budget));
+        }
     }
 
     void finalChecks()
@@ -598,10 +860,16 @@ private:
     double m_stallRate = 0.002;
     double m_rejectRate = 0.01;
     double m_dropRate = 0.0002;
+    double m_slowRate = 0.1;
     std::list<Work> m_work;
     std::set<quint64> m_cancelled;
     std::map<QString, Nanos> m_dropped;                  // name → end of its exemption from (a)
     std::list<std::pair<Nanos, TermPtr>> m_takeoverChecks;
+    std::vector<QSimbaLeaseName> m_manyNames;
+    std::map<quint64, Nanos> m_waiters;                 // lock waiter → when its timeout ends
+    std::map<std::pair<QString, qint64>, Nanos> m_grantedAt;
+    std::set<const QSimbaTermPrivate *> m_seenInvalid;
+    quint64 m_checks = 0;
 };
 
 } // namespace

@@ -91,6 +91,54 @@ Nanos Core::backoffStep(Nanos current) const
     return current <= 0ns ? min : std::min(current * 2, max);
 }
 
+Nanos Core::renewAfter(Nanos sent, Millis remaining) const
+{
+    // A backend may grant less than asked (Redis maxLease): the renewal then keeps the
+    // config's ratio of renewal period to lease, so it comes well before the local deadline.
+    const Nanos renew = m_options.config.renewInterval();
+    const Nanos lease = m_options.config.leaseDuration();
+    const Nanos granted = duration_cast<Nanos>(remaining);
+    if (granted >= lease || lease <= 0ns)
+        return sent + renew;
+    const double ratio = double(renew.count()) / double(lease.count());
+    return sent + std::max(Nanos(0), std::min(renew, Nanos(qint64(double(granted.count()) * ratio))));
+}
+
+bool Core::shortened(Millis remaining, Nanos rtt) const
+{
+    // The backend measures the remaining time a little after it set it (SQL: in a second
+    // statement): only a shortfall beyond the margin and the round trip is news.
+    const Nanos slack = std::max(m_options.config.margin(), rtt);
+    return duration_cast<Nanos>(remaining) < m_options.config.leaseDuration() - slack;
+}
+
+void Core::setNextTry(Election &e, Nanos when)
+{
+    e.nextTry = when;
+    m_tries.push({when, e.name});
+}
+
+void Core::addTimer(const Election &e, Nanos when)
+{
+    if (when != Never)
+        m_timers.push({when, e.name});
+}
+
+bool Core::lockWaiting(const Election &e) const
+{
+    return std::any_of(e.waiters.cbegin(), e.waiters.cend(), [](const Waiter &w) { return !w.granted && !w.cancelled; });
+}
+
+void Core::startContending(Nanos now, Election &e, const Contention &c)
+{
+    e.kind = c.kind;
+    e.oneTerm = c.oneTerm;
+    e.withWork = c.withWork;
+    e.backoff = 0ns;
+    setPhase(e, Status::Candidate);
+    setNextTry(e, now);
+}
+
 // ---------------------------------------------------------------------------------------
 // Inputs
 
@@ -104,24 +152,29 @@ void Core::start(Nanos now)
     pump(now);
 }
 
-void Core::startElection(Nanos now, const QSimbaLeaseName &name, Kind kind, bool oneTerm, bool withWork)
+bool Core::startElection(Nanos now, const QSimbaLeaseName &name, Kind kind, bool oneTerm, bool withWork)
 {
     if (m_closing)
-        return;
+        return true;
     auto &e = m_elections[name];
     e.name = name;
+    const Contention wanted{kind, oneTerm, withWork};
     if (e.phase != Status::Idle) {
-        if (e.after == After::Idle) // stopping: contend again once the handover is done
+        const bool stopping = e.phase == Status::Handover && e.after == After::Idle;
+        if (e.kind == Kind::Lock && kind != Kind::Lock && (!stopping || lockWaiting(e)))
+            return false; // a lock of this client holds or wants the name
+        if (stopping) {
+            // Contend again once the handover is done, as this start asks (work, kind).
             e.restart = true;
-        return;
+            e.restartAs = wanted;
+        } else {
+            e.withWork = withWork; // a partition moved back while contending
+        }
+        return true;
     }
-    e.kind = kind;
-    e.oneTerm = oneTerm;
-    e.withWork = withWork;
-    e.backoff = 0ns;
-    e.nextTry = now;
-    setPhase(e, Status::Candidate);
+    startContending(now, e, wanted);
     pump(now);
+    return true;
 }
 
 void Core::stopElection(Nanos now, const QSimbaLeaseName &name, quint64 promise)
@@ -158,6 +211,7 @@ void Core::stepDown(Nanos now, const QSimbaLeaseName &name, Nanos cooldown, quin
     case Status::Cooldown:
         e.cooldownUntil = std::max(e.phase == Status::Cooldown ? e.cooldownUntil : now, now + cooldown);
         setPhase(e, Status::Cooldown);
+        addTimer(e, e.cooldownUntil);
         complete(name.toString(), promise);
         break;
     case Status::Leader:
@@ -209,6 +263,9 @@ void Core::backendReplied(Nanos now, quint64 callId, const Reply &reply)
     }
     const Inflight call = std::move(*m_inflight);
     m_inflight.reset();
+    // The deadline first: an answer that comes after the local deadline passed cannot make
+    // a term that already read invalid valid again.
+    checkDeadline(now);
     std::visit(Overloaded{
                    [&](const OpenSession &) { onOpened(now, call, reply); },
                    [&](const KeepAlive &) { onKeepAlive(now, call, reply); },
@@ -230,8 +287,13 @@ void Core::hint(Nanos now, const Backend::Hint &hint)
         if (!error.isEmpty())
             return;
         auto it = m_elections.find(QSimbaLeaseName::of(hint.name));
-        if (it != m_elections.end() && it->second.phase == Status::Candidate && !it->second.acquiring)
-            it->second.nextTry = std::min(it->second.nextTry, now);
+        if (it != m_elections.end() && it->second.phase == Status::Candidate) {
+            auto &e = it->second;
+            if (e.acquiring)
+                e.retryAfterReply = true; // its answer may predate the release
+            else if (e.nextTry > now)
+                setNextTry(e, now);
+        }
     } else {
         auto g = m_groups.find(hint.name);
         if (g != m_groups.end())
@@ -240,7 +302,7 @@ void Core::hint(Nanos now, const Backend::Hint &hint)
     pump(now);
 }
 
-void Core::taskFinished(Nanos now, const QString &stream, bool rejected, bool declined)
+void Core::taskFinished(Nanos now, const QString &stream, bool rejected, Taken taken)
 {
     auto sit = m_streams.find(stream);
     if (sit == m_streams.end() || !sit->running)
@@ -248,29 +310,33 @@ void Core::taskFinished(Nanos now, const QString &stream, bool rejected, bool de
     const Task task = std::move(sit->current);
     sit->running = false;
     sit->current = Task();
+    setStreamBusy(stream, true);
     if (task.lockResult && task.term) {
         auto it = m_elections.find(task.name);
         if (it != m_elections.end()) {
             auto &e = it->second;
             auto w = std::find_if(e.waiters.begin(), e.waiters.end(), [&](const Waiter &x) { return x.id == task.promise; });
             const bool ours = e.term == task.term;
-            if (!rejected && !declined) {
+            if (!rejected && taken == Taken::Yes) {
                 if (w != e.waiters.end())
                     e.waiters.erase(w); // delivered: the term is the caller's now
             } else if (rejected) {
                 // Not delivered: the waiter does not see this term and goes on waiting, while
                 // the lock steps down for one lease duration.
-                if (w != e.waiters.end())
-                    w->granted = false;
-                if (ours && e.phase == Status::Leader)
+                if (ours && e.phase == Status::Leader) {
+                    if (w != e.waiters.end())
+                        w->granted = false;
                     beginHandover(now, e, Reason::SteppedDown, After::Cooldown, m_options.config.leaseDuration());
-            } else if (!task.term->isValid() && w != e.waiters.end() && !w->cancelled) {
-                // The term ended before it could be handed over: keep contending.
-                w->granted = false;
-                if (e.phase == Status::Idle) {
-                    e.nextTry = now;
-                    setPhase(e, Status::Candidate);
+                } else if (w != e.waiters.end()) {
+                    resumeLock(now, e, w, m_options.config.leaseDuration()); // the term ended first
+                } else {
+                    // Dropped by close() while its result was on its way: the future still
+                    // completes, here, since its continuation cannot run where it should.
+                    m_effects.push_back(Effect::resolve(task.promise, nullptr, Failure::Closed));
                 }
+            } else if (taken == Taken::Retry && w != e.waiters.end() && !w->cancelled) {
+                // The term ended before it could be handed over: keep contending.
+                resumeLock(now, e, w);
             } else {
                 // Cancelled (or dropped by close): abandon the attempt and release the term
                 // won for it. A waiter close() dropped still gets its answer.
@@ -294,7 +360,8 @@ void Core::taskFinished(Nanos now, const QString &stream, bool rejected, bool de
             qCWarning(lcSimbaElection) << "callback executor rejected elected of" << task.name
                                        << "- stepping down for one lease duration";
             auto it = m_elections.find(task.name);
-            if (it != m_elections.end() && it->second.term == task.term) {
+            // A lock's term is delivered by its lock result, not by elected.
+            if (it != m_elections.end() && it->second.term == task.term && it->second.kind != Kind::Lock) {
                 auto &e = it->second;
                 e.work = false; // its work never starts
                 if (e.phase == Status::Leader)
@@ -332,25 +399,39 @@ void Core::tick(Nanos now)
 // ---------------------------------------------------------------------------------------
 // The loop
 
-void Core::pump(Nanos now)
+void Core::checkDeadline(Nanos now)
 {
-    // Local deadline: every term of the session ends with it, whatever the backend does.
     if ((m_session.status == SessionStatus::Live || m_session.status == SessionStatus::Suspended)
         && now.count() >= m_session.deadline->load())
         loseSession(now, Reason::DeadlinePassed);
+}
 
-    for (auto &[name, e] : m_elections) {
+void Core::dueTimers(Nanos now)
+{
+    while (!m_timers.empty() && m_timers.top().first <= now) {
+        const QSimbaLeaseName name = m_timers.top().second;
+        m_timers.pop();
+        auto it = m_elections.find(name);
+        if (it == m_elections.end())
+            continue;
+        auto &e = it->second;
         if (e.phase == Status::Handover && !e.revokedQueued && now >= e.handoverDeadline) {
             qCWarning(lcSimbaElection) << "leader work of" << name << "did not exit before the term's deadline";
             e.work = false;
             continueHandover(now, e);
         }
         if (e.phase == Status::Cooldown && now >= e.cooldownUntil) {
-            e.nextTry = now;
             setPhase(e, Status::Candidate);
+            setNextTry(e, now);
         }
+        expireWaiters(now, e);
     }
-    expireWaiters(now);
+}
+
+void Core::pump(Nanos now)
+{
+    checkDeadline(now);
+    dueTimers(now);
     QStringList stopping;
     for (const auto &[name, g] : m_groups)
         if (g.stopping)
@@ -359,13 +440,26 @@ void Core::pump(Nanos now)
         checkGroupStopped(now, m_groups[name]);
     while (!m_inflight && sendNext(now)) {
     }
+    // Closing with no live session needs no backend call: a hung call does not hold it up.
+    if (m_closing && !m_sessionClosing && m_active == 0 && m_inflight
+        && !(m_session.status == SessionStatus::Live || m_session.status == SessionStatus::Suspended)) {
+        m_sessionClosing = true;
+        setSessionStatus(now, SessionStatus::Closed);
+    }
     checkClosed(now);
 }
 
 bool Core::sendNext(Nanos now)
 {
-    if (m_closed || !m_started)
+    if (!m_started)
         return false;
+    if (m_closed) { // only sessions opened behind the close are left to close
+        if (m_staleSessions.empty())
+            return false;
+        send(now, CloseSession{m_staleSessions.front()});
+        m_staleSessions.pop_front();
+        return true;
+    }
     auto &s = m_session;
     const bool live = s.status == SessionStatus::Live || s.status == SessionStatus::Suspended;
 
@@ -408,9 +502,7 @@ bool Core::sendNext(Nanos now)
     }
     // 4. Closing the client: once every election handed over, close the session.
     if (m_closing && !m_sessionClosing) {
-        const bool handedOver = std::all_of(m_elections.cbegin(), m_elections.cend(),
-                                            [](const auto &p) { return p.second.phase == Status::Idle; });
-        if (handedOver) {
+        if (m_active == 0) {
             m_sessionClosing = true;
             if (live) {
                 send(now, CloseSession{s.id});
@@ -428,13 +520,17 @@ bool Core::sendNext(Nanos now)
                 const bool handedOver = std::none_of(m_elections.cbegin(), m_elections.cend(), [&](const auto &p) {
                     return p.second.group == name && p.second.phase != Status::Idle;
                 });
-                if (handedOver && g.joined == s.id && !m_closing) {
+                // A join sent in this session may have been applied even if its answer
+                // failed: leave, retried, until it succeeds or the session ends.
+                if (handedOver && g.joinSent == s.id && !m_closing && now >= g.nextLeave) {
+                    g.leaveRetry = false;
                     send(now, Leave{s.id, name});
                     return true;
                 }
                 continue;
             }
             if (g.joined != s.id && now >= g.nextJoin) {
+                g.joinSent = s.id;
                 send(now, Join{s.id, name});
                 return true;
             }
@@ -446,13 +542,7 @@ bool Core::sendNext(Nanos now)
     }
     // 6. Candidates whose time has come, batched.
     if (s.status == SessionStatus::Live && !m_closing) {
-        QSet<QSimbaLeaseName> names;
-        for (auto &[name, e] : m_elections) {
-            if (names.size() >= Backend::MaxBatch)
-                break;
-            if (e.phase == Status::Candidate && !e.acquiring && now >= e.nextTry)
-                names.insert(name);
-        }
+        QSet<QSimbaLeaseName> names = dueCandidates(now);
         for (auto it = m_orphans.begin(); it != m_orphans.end() && names.size() < Backend::MaxBatch;) {
             names.insert(*it);
             it = m_orphans.erase(it);
@@ -460,14 +550,38 @@ bool Core::sendNext(Nanos now)
         if (!names.isEmpty()) {
             for (const auto &n : std::as_const(names)) {
                 auto it = m_elections.find(n);
-                if (it != m_elections.end() && it->second.phase == Status::Candidate)
+                if (it != m_elections.end() && it->second.phase == Status::Candidate) {
                     it->second.acquiring = true;
+                    it->second.retryAfterReply = false;
+                }
             }
             send(now, Acquire{s.id, names});
             return true;
         }
     }
     return false;
+}
+
+QSet<QSimbaLeaseName> Core::dueCandidates(Nanos now)
+{
+    // Jitter spreads one client's tries against other clients', not into many small
+    // batches: once one candidate is due, those due within the window go along.
+    const Nanos window = m_options.config.retryJitter();
+    QSet<QSimbaLeaseName> names;
+    while (!m_tries.empty() && names.size() < Backend::MaxBatch) {
+        const auto &[when, name] = m_tries.top();
+        if (when > now && (names.isEmpty() || when > now + window))
+            break;
+        const QSimbaLeaseName n = name;
+        const Nanos t = when;
+        m_tries.pop();
+        auto it = m_elections.find(n);
+        if (it == m_elections.end() || it->second.phase != Status::Candidate || it->second.acquiring
+            || it->second.nextTry != t)
+            continue; // stale
+        names.insert(n);
+    }
+    return names;
 }
 
 void Core::send(Nanos now, Call call)
@@ -486,19 +600,15 @@ Nanos Core::nextWakeup() const
     const bool live = s.status == SessionStatus::Live || s.status == SessionStatus::Suspended;
     if (live)
         next = std::min(next, Nanos(s.deadline->load()));
-    for (const auto &[name, e] : m_elections) {
-        if (e.phase == Status::Handover && !e.revokedQueued)
-            next = std::min(next, e.handoverDeadline);
-        if (e.phase == Status::Cooldown)
-            next = std::min(next, e.cooldownUntil);
-        for (const auto &w : e.waiters)
-            if (!w.granted)
-                next = std::min(next, w.deadline);
-    }
+    if (!m_timers.empty())
+        next = std::min(next, m_timers.top().first);
     if (!m_inflight && s.status == SessionStatus::Live)
-        for (const auto &[name, g] : m_groups)
+        for (const auto &[name, g] : m_groups) {
             if (!g.stopping)
                 next = std::min(next, g.joined == s.id ? g.nextRefresh : g.nextJoin);
+            else if (g.leaveRetry && g.joinSent == s.id && !m_closing)
+                next = std::min(next, g.nextLeave);
+        }
     if (!m_inflight) {
         for (const auto &r : m_releases)
             next = std::min(next, r.notBefore);
@@ -506,10 +616,8 @@ Nanos Core::nextWakeup() const
             next = std::min(next, s.nextOpen);
         if (live && !m_sessionClosing)
             next = std::min(next, s.nextRenew);
-        if (s.status == SessionStatus::Live && !m_closing)
-            for (const auto &[name, e] : m_elections)
-                if (e.phase == Status::Candidate && !e.acquiring)
-                    next = std::min(next, e.nextTry);
+        if (s.status == SessionStatus::Live && !m_closing && !m_tries.empty())
+            next = std::min(next, m_tries.top().first);
     }
     return next;
 }
@@ -534,19 +642,25 @@ void Core::onOpened(Nanos now, const Inflight &call, const Reply &reply)
         return;
     }
     const auto grant = std::get<Backend::SessionGrant>(reply.value);
+    if (m_sessionClosing) {
+        // Closed locally while this open was in flight: close the new session too.
+        m_staleSessions.push_back(grant.id);
+        return;
+    }
     s.id = grant.id;
     s.backoff = 0ns;
+    s.openedAt = call.sent;
     s.deadline = std::make_shared<std::atomic<qint64>>(localDeadline(call.sent, grant.remaining).count());
-    s.nextRenew = call.sent + m_options.config.renewInterval();
+    s.nextRenew = renewAfter(call.sent, grant.remaining);
     setSessionStatus(now, SessionStatus::Live);
     publish(QSimbaEvent::sessionOpened(s.id, grant.remaining));
-    if (grant.remaining < leaseMillis())
+    if (shortened(grant.remaining, now - call.sent))
         publish(QSimbaEvent::sessionLeaseShortened(s.id, grant.remaining, leaseMillis()));
     if (m_closing)
         return; // sendNext closes it
     for (auto &[name, e] : m_elections)
         if (e.phase == Status::Candidate)
-            e.nextTry = now;
+            setNextTry(e, now);
 }
 
 void Core::onKeepAlive(Nanos now, const Inflight &call, const Reply &reply)
@@ -575,10 +689,11 @@ void Core::onKeepAlive(Nanos now, const Inflight &call, const Reply &reply)
     }
     s.deadline->store(localDeadline(call.sent, result.remaining).count(), std::memory_order_release);
     s.backoff = 0ns;
-    s.nextRenew = call.sent + m_options.config.renewInterval();
+    s.reopenBackoff = 0ns;
+    s.nextRenew = renewAfter(call.sent, result.remaining);
     setSessionStatus(now, SessionStatus::Live);
     publish(QSimbaEvent::sessionRenewed(s.id, result.remaining));
-    if (result.remaining < leaseMillis())
+    if (shortened(result.remaining, now - call.sent))
         publish(QSimbaEvent::sessionLeaseShortened(s.id, result.remaining, leaseMillis()));
     for (auto &[name, e] : m_elections)
         if (e.phase == Status::Leader && sent.held.contains(name) && !result.owned.contains(name)
@@ -591,9 +706,10 @@ void Core::onKeepAlive(Nanos now, const Inflight &call, const Reply &reply)
             continue;
         auto it = m_elections.find(name);
         const bool candidate = it != m_elections.end() && it->second.phase == Status::Candidate;
-        if (candidate)
-            it->second.nextTry = std::min(it->second.nextTry, now);
-        else
+        if (candidate) {
+            if (!it->second.acquiring && it->second.nextTry > now)
+                setNextTry(it->second, now);
+        } else
             m_orphans.insert(name);
     }
 }
@@ -618,9 +734,10 @@ void Core::onAcquired(Nanos now, const Inflight &call, const Reply &reply)
             if (it == m_elections.end())
                 continue;
             auto &e = it->second;
+            if (e.phase != Status::Candidate)
+                continue; // an orphan, or no longer contending: nothing failed for the user
             e.backoff = backoffStep(e.backoff);
-            if (e.phase == Status::Candidate)
-                e.nextTry = now + e.backoff;
+            setNextTry(e, e.retryAfterReply ? now : now + e.backoff);
             publish(QSimbaEvent::acquireFailed(sent.session, name, e.kind, reply.message));
         }
         return;
@@ -640,7 +757,7 @@ void Core::onAcquired(Nanos now, const Inflight &call, const Reply &reply)
                 // (its release was lost): a new term needs a new token, so release first.
                 m_releases.push_back({sent.session, name, r->token});
                 if (wanted)
-                    it->second.nextTry = now;
+                    setNextTry(it->second, now);
             }
             continue;
         }
@@ -655,14 +772,21 @@ void Core::onAcquired(Nanos now, const Inflight &call, const Reply &reply)
                     answerWaiter(e, *w, nullptr, Failure::None);
                     w = e.waiters.erase(w);
                 } else {
+                    if (!w->attempted) {
+                        w->attempted = true; // its timeout may end it now
+                        addTimer(e, w->deadline);
+                    }
                     ++w;
                 }
             }
             if (e.waiters.empty()) {
-                setPhase(e, Status::Idle);
-                e.kind = Kind::Election;
+                dropIdleLock(e);
                 continue;
             }
+        }
+        if (std::exchange(e.retryAfterReply, false)) {
+            setNextTry(e, now); // released while this answer was on its way
+            continue;
         }
         Nanos next = now + poll + jitter(m_options.config.retryJitter());
         if (r->holderRemaining) {
@@ -670,7 +794,7 @@ void Core::onAcquired(Nanos now, const Inflight &call, const Reply &reply)
             const Nanos end = call.sent + duration_cast<Nanos>(*r->holderRemaining) + 1ms + jitter(4ms);
             next = std::min(next, std::max(end, now + 1ms));
         }
-        e.nextTry = next;
+        setNextTry(e, next);
     }
 }
 
@@ -734,7 +858,11 @@ void Core::loseSession(Nanos now, Reason reason)
         m_staleSessions.push_back(lost); // free its leases early if the backend still has it
     setSessionStatus(now, SessionStatus::Opening);
     s.backoff = 0ns;
-    s.nextOpen = now;
+    // Sessions lost right after they opened (a grant shorter than the margin, a backend
+    // that expires at once) reopen with a growing backoff instead of in a hot loop.
+    const bool quick = now - s.openedAt < m_options.config.renewInterval();
+    s.reopenBackoff = quick ? backoffStep(s.reopenBackoff) : 0ns;
+    s.nextOpen = now + s.reopenBackoff;
     // The old deadline stays with the old terms; the next session gets its own.
     s.deadline = std::make_shared<std::atomic<qint64>>(0);
     for (auto &[name, e] : m_elections) {
@@ -754,7 +882,9 @@ void Core::loseSession(Nanos now, Reason reason)
 void Core::win(Nanos now, Election &e, qint64 token)
 {
     e.term = std::make_shared<QSimbaTermPrivate>(e.name, token, m_options.ticker, m_session.deadline);
+    e.term->session = m_session.id;
     e.lastToken = token;
+    e.grantedTo = 0;
     e.termSession = m_session.id;
     if (m_options.onTermGranted)
         m_options.onTermGranted(e.term);
@@ -795,17 +925,31 @@ void Core::loseTerm(Nanos now, Election &e, Reason reason)
 
 void Core::afterTerm(Nanos now, Election &e, After after, Nanos cooldown)
 {
-    if (e.oneTerm || m_closing)
+    // A lock keeps the one-lease step-down of a rejected delivery while acquires wait.
+    const bool lockCooldown = e.kind == Kind::Lock && after == After::Cooldown;
+    if ((e.oneTerm && !lockCooldown) || m_closing)
         after = After::Idle;
+    e.grantedTo = 0;
     if (e.restart && !m_closing) {
+        // Started again while stopping: contend as the new start asked.
         e.restart = false;
         after = After::Candidate;
+        if (e.kind == Kind::Lock && e.restartAs.kind != Kind::Lock)
+            for (const auto &w : std::exchange(e.waiters, {}))
+                if (!w.granted)
+                    answerWaiter(e, w, nullptr, Failure::Busy);
+        e.kind = e.restartAs.kind;
+        e.oneTerm = e.restartAs.oneTerm;
+        e.withWork = e.restartAs.withWork;
     }
     // A lock contends on while an acquire waits (after a cooldown, if any).
-    const bool waiting = std::any_of(e.waiters.cbegin(), e.waiters.cend(),
-                                     [](const Waiter &w) { return !w.granted && !w.cancelled; });
-    if (e.kind == Kind::Lock && waiting && after == After::Idle && !m_closing)
-        after = After::Candidate;
+    if (e.kind == Kind::Lock && !m_closing) {
+        const bool waiting = lockWaiting(e);
+        if (waiting && after == After::Idle)
+            after = After::Candidate;
+        if (!waiting && after == After::Cooldown)
+            after = After::Idle;
+    }
     enterAfter(now, e, after, cooldown);
     for (quint64 p : std::exchange(e.promises, {}))
         complete(e.name.toString(), p);
@@ -822,6 +966,11 @@ void Core::beginHandover(Nanos now, Election &e, Reason reason, After after, Nan
     e.term->revoke(reason);
     e.handoverReason = reason;
     e.handoverDeadline = e.term->deadline();
+    addTimer(e, e.handoverDeadline);
+    // Work whose elected is still queued (say, to an owner thread blocked in close()) never
+    // starts: the handover need not wait for it.
+    if (e.work && e.term->skipWork())
+        e.work = false;
     e.revokedQueued = false;
     e.releasing = false;
     e.after = after;
@@ -865,16 +1014,17 @@ void Core::enterAfter(Nanos now, Election &e, After after, Nanos cooldown)
     switch (after) {
     case After::Idle:
         setPhase(e, Status::Idle);
-        if (e.kind == Kind::Lock)
+        if (e.kind == Kind::Lock && e.waiters.empty())
             e.kind = Kind::Election; // the name is free for either use again
         break;
     case After::Cooldown:
         e.cooldownUntil = now + cooldown;
         setPhase(e, Status::Cooldown);
+        addTimer(e, e.cooldownUntil);
         break;
     case After::Candidate:
-        e.nextTry = now;
         setPhase(e, Status::Candidate);
+        setNextTry(e, now);
         break;
     }
     e.after = After::Candidate;
@@ -885,6 +1035,10 @@ void Core::setPhase(Election &e, Status phase)
 {
     if (e.phase == phase)
         return;
+    if (e.phase == Status::Idle)
+        ++m_active;
+    else if (phase == Status::Idle)
+        --m_active;
     e.phase = phase;
     Task t;
     t.type = Task::Type::Status;
@@ -908,11 +1062,7 @@ void Core::checkClosed(Nanos)
     // The close future completes after the last callback of every election ran.
     if (m_afterCallbacksPromise == 0 && m_extraAfter.empty())
         return;
-    bool electionsIdle = true;
-    for (auto it = m_streams.cbegin(); it != m_streams.cend(); ++it)
-        if (!it.key().isEmpty() && (it->running || !it->queue.empty()))
-            electionsIdle = false;
-    if (!electionsIdle)
+    if (m_busyStreams > 0)
         return;
     if (m_afterCallbacksPromise)
         complete(QString(), std::exchange(m_afterCallbacksPromise, 0));
@@ -923,17 +1073,35 @@ void Core::checkClosed(Nanos)
 // ---------------------------------------------------------------------------------------
 // Callback streams
 
+void Core::setStreamBusy(const QString &stream, bool before)
+{
+    if (stream.isEmpty())
+        return;
+    const auto &s = m_streams[stream];
+    const bool after = s.running || !s.queue.empty();
+    m_busyStreams += int(after) - int(before);
+}
+
 void Core::enqueue(const QString &stream, Task task)
 {
     auto &s = m_streams[stream];
+    const bool before = s.running || !s.queue.empty();
     s.queue.push_back(std::move(task));
     if (!s.running)
-        dispatch(stream);
+        dispatchQueued(s, stream);
+    setStreamBusy(stream, before);
 }
 
 void Core::dispatch(const QString &stream)
 {
     auto &s = m_streams[stream];
+    const bool before = s.running || !s.queue.empty();
+    dispatchQueued(s, stream);
+    setStreamBusy(stream, before);
+}
+
+void Core::dispatchQueued(Stream &s, const QString &stream)
+{
     while (!s.running && !s.queue.empty()) {
         Task task = std::move(s.queue.front());
         s.queue.pop_front();
@@ -986,7 +1154,9 @@ void Core::acquireLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter, N
         answerWaiter(e, w, nullptr, Failure::Closed);
         return;
     }
-    if (e.phase != Status::Idle && e.kind != Kind::Lock) {
+    const Contention asLock{Kind::Lock, true, false};
+    const bool stopping = e.phase == Status::Handover && e.after == After::Idle;
+    if (e.phase != Status::Idle && e.kind != Kind::Lock && !(stopping && (!e.restart || e.restartAs.kind == Kind::Lock))) {
         answerWaiter(e, w, nullptr, Failure::Busy);
         return;
     }
@@ -995,15 +1165,15 @@ void Core::acquireLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter, N
         return;
     }
     e.waiters.push_back(w);
+    addTimer(e, w.deadline);
     if (e.phase == Status::Idle) {
-        e.kind = Kind::Lock;
-        e.oneTerm = true;
-        e.withWork = false;
-        e.backoff = 0ns;
-        e.nextTry = now;
-        setPhase(e, Status::Candidate);
-    } else if (tryOnce && e.phase == Status::Candidate) {
-        e.nextTry = std::min(e.nextTry, now);
+        startContending(now, e, asLock);
+    } else if (e.kind != Kind::Lock) {
+        // An election of this name is stopping: contend as a lock once it handed over.
+        e.restart = true;
+        e.restartAs = asLock;
+    } else if (tryOnce && e.phase == Status::Candidate && !e.acquiring && e.nextTry > now) {
+        setNextTry(e, now);
     }
     pump(now);
 }
@@ -1015,19 +1185,21 @@ void Core::cancelLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter)
         return;
     auto &e = it->second;
     auto w = std::find_if(e.waiters.begin(), e.waiters.end(), [&](const Waiter &x) { return x.id == waiter; });
-    if (w == e.waiters.end())
+    if (w == e.waiters.end()) {
+        // A blocking waiter is forgotten the moment its term is resolved to it; when it was
+        // interrupted just then, nobody holds the term: release it.
+        if (e.grantedTo == waiter && e.phase == Status::Leader && e.term)
+            beginHandover(now, e, Reason::Stopped, After::Idle);
+        pump(now);
         return;
+    }
     if (w->granted) {
         w->cancelled = true; // its result declines, which releases the term
     } else {
         answerWaiter(e, *w, nullptr, Failure::None); // completes the cancelled future
         e.waiters.erase(w);
     }
-    const bool waiting = std::any_of(e.waiters.cbegin(), e.waiters.cend(), [](const Waiter &x) { return !x.cancelled; });
-    if (!waiting && (e.phase == Status::Candidate || e.phase == Status::Cooldown)) {
-        setPhase(e, Status::Idle);
-        e.kind = Kind::Election;
-    }
+    dropIdleLock(e);
     pump(now);
 }
 
@@ -1049,16 +1221,58 @@ void Core::releaseLock(Nanos now, const QSimbaLeaseName &name, qint64 token, qui
 
 void Core::grantWaiter(Nanos now, Election &e)
 {
-    for (auto &w : e.waiters) {
-        if (w.granted || w.cancelled)
-            continue;
-        w.granted = true;
-        answerWaiter(e, w, e.term, Failure::None);
-        if (w.id & DirectPromise) // handed over at once: the caller owns the term
-            e.waiters.erase(std::find_if(e.waiters.begin(), e.waiters.end(), [&](const Waiter &x) { return x.id == w.id; }));
+    auto w = std::find_if(e.waiters.begin(), e.waiters.end(), [](const Waiter &x) { return !x.granted && !x.cancelled; });
+    if (w == e.waiters.end()) {
+        beginHandover(now, e, Reason::Stopped, After::Idle); // nobody waits any more
         return;
     }
-    beginHandover(now, e, Reason::Stopped, After::Idle); // nobody waits any more
+    w->granted = true;
+    answerWaiter(e, *w, e.term, Failure::None);
+    if (w->id & DirectPromise) { // handed over at once: the caller owns the term
+        e.grantedTo = w->id;
+        e.waiters.erase(w);
+    }
+    // tryAcquire behind the winner: this client holds the lease now, so the answer is null.
+    for (auto t = e.waiters.begin(); t != e.waiters.end();) {
+        if (t->tryOnce && !t->granted && !t->cancelled) {
+            answerWaiter(e, *t, nullptr, Failure::None);
+            t = e.waiters.erase(t);
+        } else {
+            ++t;
+        }
+    }
+}
+
+void Core::resumeLock(Nanos now, Election &e, std::deque<Waiter>::iterator w, Nanos cooldown)
+{
+    w->granted = false;
+    if (m_closing) {
+        answerWaiter(e, *w, nullptr, Failure::Closed);
+        e.waiters.erase(w);
+        return;
+    }
+    if (e.phase == Status::Idle) {
+        startContending(now, e, {Kind::Lock, true, false});
+        if (cooldown > 0ns) {
+            e.cooldownUntil = now + cooldown;
+            setPhase(e, Status::Cooldown);
+            addTimer(e, e.cooldownUntil);
+        }
+    } else if (e.kind != Kind::Lock && !(e.restart && e.restartAs.kind == Kind::Lock)) {
+        answerWaiter(e, *w, nullptr, Failure::Busy); // an election took the name meanwhile
+        e.waiters.erase(w);
+    }
+    addTimer(e, now); // its timeout may have passed while the term was on its way
+}
+
+void Core::dropIdleLock(Election &e)
+{
+    if (e.kind != Kind::Lock || lockWaiting(e))
+        return;
+    if (e.phase == Status::Candidate || e.phase == Status::Cooldown)
+        setPhase(e, Status::Idle);
+    if (e.phase == Status::Idle && e.waiters.empty())
+        e.kind = Kind::Election;
 }
 
 void Core::answerWaiter(Election &e, const Waiter &w, const TermPtr &term, Failure failure)
@@ -1077,27 +1291,29 @@ void Core::answerWaiter(Election &e, const Waiter &w, const TermPtr &term, Failu
     enqueue(e.name.toString(), t);
 }
 
-void Core::expireWaiters(Nanos now)
+void Core::expireWaiters(Nanos now, Election &e)
 {
-    for (auto &[name, e] : m_elections) {
-        if (e.waiters.empty())
-            continue;
-        bool changed = false;
-        for (auto w = e.waiters.begin(); w != e.waiters.end();) {
-            if (!w->granted && now >= w->deadline) {
-                // tryAcquire answers null when no attempt was answered in time.
-                answerWaiter(e, *w, nullptr, w->tryOnce ? Failure::None : Failure::Timeout);
-                w = e.waiters.erase(w);
-                changed = true;
-            } else {
-                ++w;
-            }
-        }
-        if (changed && e.waiters.empty() && (e.phase == Status::Candidate || e.phase == Status::Cooldown)) {
-            setPhase(e, Status::Idle);
-            e.kind = Kind::Election;
+    if (e.waiters.empty())
+        return;
+    bool changed = false;
+    const bool live = m_session.status == SessionStatus::Live;
+    for (auto w = e.waiters.begin(); w != e.waiters.end();) {
+        if (w->granted || now < w->deadline) {
+            ++w;
+        } else if (!w->attempted && live && e.phase == Status::Candidate) {
+            // Even a zero timeout gets one answered attempt (acquire(0) on a free lock
+            // succeeds); without a live session nothing is attempted and it times out.
+            addTimer(e, now + m_options.config.minBackoff());
+            ++w;
+        } else {
+            // tryAcquire answers null when no attempt was answered in time.
+            answerWaiter(e, *w, nullptr, w->tryOnce ? Failure::None : Failure::Timeout);
+            w = e.waiters.erase(w);
+            changed = true;
         }
     }
+    if (changed)
+        dropIdleLock(e);
 }
 
 void Core::workFinished(Nanos now, const TermPtr &term, QSimbaEvent::WorkOutcome outcome, const QString &error,
@@ -1105,7 +1321,7 @@ void Core::workFinished(Nanos now, const TermPtr &term, QSimbaEvent::WorkOutcome
 {
     auto it = m_elections.find(term->name);
     const Kind kind = it != m_elections.end() ? it->second.kind : Kind::Election;
-    publish(QSimbaEvent::workCompleted(m_session.id, QSimbaTerm(term), kind, outcome, error));
+    publish(QSimbaEvent::workCompleted(term->session, QSimbaTerm(term), kind, outcome, error));
     if (exited)
         workExited(now, term->name, term->token);
 }
@@ -1146,9 +1362,12 @@ void Core::stopGroup(Nanos now, const QString &group, quint64 promise)
     if (promise)
         g.promises.push_back(promise);
     g.owned.clear();
-    for (auto &[name, e] : m_elections)
-        if (e.group == group)
+    for (auto &[name, e] : m_elections) {
+        if (e.group == group) {
+            e.restart = false; // a partition that moved back while handing over stops too
             stopContending(now, e);
+        }
+    }
     checkGroupStopped(now, g);
     pump(now);
 }
@@ -1185,8 +1404,9 @@ void Core::checkGroupStopped(Nanos, Group &g)
         return p.second.group == g.name && p.second.phase != Status::Idle;
     });
     const bool live = m_session.status == SessionStatus::Live || m_session.status == SessionStatus::Suspended;
-    // Leaving needs a live session; without one, membership ends with the session.
-    if (handedOver && (g.joined.isNull() || g.joined != m_session.id || !live || m_closing)) {
+    // Leaving needs a live session; without one, membership ends with the session. A join
+    // sent in this session (answered or not, failed or not) is undone by a leave first.
+    if (handedOver && (g.joinSent.isNull() || g.joinSent != m_session.id || !live || m_closing)) {
         for (quint64 p : std::exchange(g.promises, {}))
             complete(QString(), p);
         const QString name = g.name;
@@ -1218,14 +1438,30 @@ void Core::onJoined(Nanos now, const Inflight &call, const Reply &reply)
         checkGroupStopped(now, g);
 }
 
-void Core::onLeft(Nanos now, const Inflight &call, const Reply &)
+void Core::onLeft(Nanos now, const Inflight &call, const Reply &reply)
 {
     const auto &sent = std::get<Leave>(call.call);
     auto it = m_groups.find(sent.group);
     if (it == m_groups.end())
         return;
-    it->second.joined = QSimbaSessionId();
-    checkGroupStopped(now, it->second);
+    auto &g = it->second;
+    if (reply.error == Reply::Error::SessionExpired) {
+        if (sent.session == m_session.id && m_session.status == SessionStatus::Live)
+            loseSession(now, Reason::SessionExpired);
+    } else if (reply.error == Reply::Error::Failed && sent.session == m_session.id) {
+        // Retried with a backoff: a member left behind would own partitions nobody runs.
+        qCInfo(lcSimbaEngine) << "leave of group" << g.name << "failed, retrying:" << reply.message;
+        g.backoff = backoffStep(g.backoff);
+        g.nextLeave = now + g.backoff;
+        g.leaveRetry = true;
+        return;
+    }
+    g.backoff = 0ns;
+    if (g.joinSent == sent.session)
+        g.joinSent = QSimbaSessionId();
+    if (g.joined == sent.session)
+        g.joined = QSimbaSessionId();
+    checkGroupStopped(now, g);
 }
 
 void Core::onMembers(Nanos now, const Inflight &call, const Reply &reply)
@@ -1263,14 +1499,10 @@ void Core::assign(Nanos now, Group &g)
         e.partition = p;
         if (g.owned.contains(p)) {
             if (e.phase == Status::Idle) {
-                e.kind = Kind::Group;
-                e.oneTerm = false;
-                e.withWork = true;
-                e.backoff = 0ns;
-                e.nextTry = now;
-                setPhase(e, Status::Candidate);
+                startContending(now, e, {Kind::Group, false, true});
             } else if (e.phase == Status::Handover && e.after == After::Idle) {
                 e.restart = true; // moved back here while handing over
+                e.restartAs = {Kind::Group, false, true};
             }
         } else {
             // Moved away: hand over (work first, then the lease).
@@ -1309,7 +1541,7 @@ QSimbaSnapshot Core::snapshot(Nanos now) const
         es.kind = e.kind;
         if (e.term) {
             es.token = e.term->token;
-            if (e.term->isValid())
+            if (!e.term->isRevoked() && now < e.term->deadline())
                 es.remaining = std::max(0ns, e.term->deadline() - now);
         }
         snap.elections.append(es);

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <queue>
 #include <random>
 #include <variant>
 #include <vector>
@@ -75,6 +76,13 @@ constexpr quint64 DirectPromise = quint64(1) << 63;
 
 //! Why a promise failed (Complete tasks and Resolve effects).
 enum class Failure { None, Timeout, Closed, Busy };
+
+//! How the runner of a lock result's Complete task took it.
+enum class Taken {
+    Yes,     //!< the caller holds the term now
+    Retry,   //!< the term ended before it could be handed over: answer the waiter again later
+    Release, //!< the caller is gone (cancelled): release the term won for it
+};
 
 //! A unit of work for the callback executor.
 struct Task
@@ -161,7 +169,8 @@ public:
     void start(Nanos now);
     //! \a withWork: every term runs leader work, started when elected is delivered; the
     //! handover waits for workExited() (up to the term's deadline).
-    void startElection(Nanos now, const QSimbaLeaseName &name, Kind kind, bool oneTerm = false,
+    //! Returns false (and does nothing) when the name is used by a lock of this client.
+    bool startElection(Nanos now, const QSimbaLeaseName &name, Kind kind, bool oneTerm = false,
                        bool withWork = false);
     void stopElection(Nanos now, const QSimbaLeaseName &name, quint64 promise);
     void stepDown(Nanos now, const QSimbaLeaseName &name, Nanos cooldown, quint64 promise);
@@ -170,8 +179,8 @@ public:
     void close(Nanos now, quint64 closed, quint64 afterCallbacks);
     void backendReplied(Nanos now, quint64 callId, const Reply &reply);
     void hint(Nanos now, const Backend::Hint &hint);
-    //! \a rejected: the executor refused the task; \a declined: a lock result was not taken.
-    void taskFinished(Nanos now, const QString &stream, bool rejected, bool declined = false);
+    //! \a rejected: the executor refused the task; \a taken: how a lock result was taken.
+    void taskFinished(Nanos now, const QString &stream, bool rejected, Taken taken = Taken::Yes);
     //! The leader work of a term exited (or never started).
     void workExited(Nanos now, const QSimbaLeaseName &name, qint64 token);
     //! One run of a term's leader work returned or threw: publishes WorkCompleted, then
@@ -211,6 +220,14 @@ private:
         bool tryOnce = false;
         bool granted = false;   // a term was handed to it; delivery pending
         bool cancelled = false;
+        bool attempted = false; // an attempt for it was answered: its timeout may end it
+    };
+    //! What a start asked for: applied at once when idle, after the handover otherwise.
+    struct Contention
+    {
+        Kind kind = Kind::Election;
+        bool oneTerm = false;
+        bool withWork = false;
     };
     struct Election
     {
@@ -234,6 +251,9 @@ private:
         After after = After::Candidate;
         Nanos afterCooldown{0};
         bool restart = false;          // started again while stopping
+        Contention restartAs;          // ...with what the new start asked for
+        quint64 grantedTo = 0;         // the direct waiter the current lock term went to
+        bool retryAfterReply = false;  // a Released hint came while its acquire was in flight
         std::vector<quint64> promises; // stop/stepDown futures waiting for the handover
         std::deque<Waiter> waiters;    // Lock: acquires waiting for a term
         QString group;                 // Group: the group this partition belongs to
@@ -245,6 +265,9 @@ private:
         int partitions = 0;
         bool stopping = false;
         QSimbaSessionId joined;        // the session that joined
+        QSimbaSessionId joinSent;      // a session a join was sent for (maybe applied): leave it
+        Nanos nextLeave{0};
+        bool leaveRetry = false;       // a leave failed: retried at nextLeave
         Nanos nextJoin{0};
         Nanos nextRefresh{0};
         Nanos backoff{0};
@@ -262,6 +285,8 @@ private:
         Nanos nextRenew{0};
         Nanos backoff{0};
         Nanos notLiveSince{0};
+        Nanos openedAt{0};
+        Nanos reopenBackoff{0}; // grows while sessions are lost right after opening
         bool suspendedPublished = false;
     };
     struct Inflight
@@ -285,6 +310,19 @@ private:
     };
 
     void pump(Nanos now);
+    //! The local deadline: every term of the session ends with it, whatever the backend does.
+    void checkDeadline(Nanos now);
+    //! Sets when a candidate tries next, and indexes it.
+    void setNextTry(Election &e, Nanos when);
+    //! Indexes a time at which something of \a e may come due (cooldown, handover, waiter).
+    void addTimer(const Election &e, Nanos when);
+    void dueTimers(Nanos now);
+    //! Candidates due now, topped up with those due within the batch window.
+    QSet<QSimbaLeaseName> dueCandidates(Nanos now);
+    bool lockWaiting(const Election &e) const;
+    void startContending(Nanos now, Election &e, const Contention &c);
+    Nanos renewAfter(Nanos sent, Millis remaining) const;
+    bool shortened(Millis remaining, Nanos rtt) const;
     void send(Nanos now, Call call);
     bool sendNext(Nanos now);
     Nanos jitter(Nanos range);
@@ -311,7 +349,12 @@ private:
     void afterTerm(Nanos now, Election &e, After fallback, Nanos cooldown);
     void grantWaiter(Nanos now, Election &e);
     void answerWaiter(Election &e, const Waiter &w, const TermPtr &term, Failure failure);
-    void expireWaiters(Nanos now);
+    void expireWaiters(Nanos now, Election &e);
+    //! A lock waiter whose term ended undelivered waits on: contend again if nobody does.
+    void resumeLock(Nanos now, Election &e, std::deque<Waiter>::iterator w, Nanos cooldown = Nanos(0));
+    //! Forgets the waiters of \a e; a lock with none left stops contending.
+    void dropIdleLock(Election &e);
+    void setStreamBusy(const QString &stream, bool before);
     void onMembers(Nanos now, const Inflight &call, const Reply &reply);
     void onJoined(Nanos now, const Inflight &call, const Reply &reply);
     void onLeft(Nanos now, const Inflight &call, const Reply &reply);
@@ -324,6 +367,7 @@ private:
 
     void enqueue(const QString &stream, Task task);
     void dispatch(const QString &stream);
+    void dispatchQueued(Stream &s, const QString &stream);
     void publish(const QSimbaEvent &event);
     void complete(const QString &stream, quint64 promise);
 
@@ -331,6 +375,13 @@ private:
     std::mt19937_64 m_random;
     Session m_session;
     std::map<QSimbaLeaseName, Election> m_elections;
+    // Indexes, so that an input costs no full scan of the names (entries may be stale:
+    // each is checked against the election's state when it comes due).
+    using Due = std::pair<Nanos, QSimbaLeaseName>;
+    std::priority_queue<Due, std::vector<Due>, std::greater<Due>> m_tries;  // candidates' nextTry
+    std::priority_queue<Due, std::vector<Due>, std::greater<Due>> m_timers; // cooldowns, handovers, waiters
+    int m_active = 0;      // elections not Idle
+    int m_busyStreams = 0; // election streams running or queued
     std::map<QString, Group> m_groups;
     std::optional<Inflight> m_inflight;
     quint64 m_nextCallId = 1;

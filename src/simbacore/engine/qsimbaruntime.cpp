@@ -79,6 +79,8 @@ void QSimbaRuntime::apply()
             switch (effect.type) {
             case Effect::Type::CallBackend:
                 QMetaObject::invokeMethod(m_backendContext, [this, id = effect.callId, call = std::move(effect.call)] {
+                    if (!m_backend)
+                        return; // shut down: nobody waits for the answer any more
                     const Reply reply = execute(*m_backend, call);
                     if (reply.error != Reply::Error::None)
                         qCDebug(lcSimbaEngine) << describe(call) << "failed:" << reply.message;
@@ -88,8 +90,8 @@ void QSimbaRuntime::apply()
             case Effect::Type::RunTask: {
                 const QString stream = effect.stream;
                 auto task = [this, stream, t = std::move(effect.task)] {
-                    const bool accepted = m_hooks.perform(t);
-                    post([stream, accepted](Core &core, Nanos now) { core.taskFinished(now, stream, false, !accepted); });
+                    const Taken taken = m_hooks.perform(t);
+                    post([stream, taken](Core &core, Nanos now) { core.taskFinished(now, stream, false, taken); });
                 };
                 if (!m_hooks.executor(std::move(task)))
                     m_core.taskFinished(now(), stream, true);

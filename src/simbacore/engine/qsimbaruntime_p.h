@@ -27,8 +27,8 @@ public:
     struct Hooks
     {
         Executor executor;                                   //!< runs callback tasks
-        //! A task's body, on the executor; false declines a lock result.
-        std::function<bool(const QSimbaEngine::Task &)> perform;
+        //! A task's body, on the executor; says how a lock result was taken.
+        std::function<QSimbaEngine::Taken(const QSimbaEngine::Task &)> perform;
         //! Completes a promise; thread-safe.
         std::function<void(quint64, const QSimbaEngine::TermPtr &, QSimbaEngine::Failure)> resolve;
     };

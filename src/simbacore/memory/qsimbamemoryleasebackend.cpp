@@ -42,6 +42,10 @@ public:
     std::shared_ptr<QSimbaTicker> ticker;
 
     mutable QMutex mutex;
+    // Held while listeners run: a subscription that ends waits for a delivery in progress,
+    // so no listener runs after its subscription was destroyed. Recursive: a listener may
+    // end its own subscription.
+    QRecursiveMutex deliveryMutex;
     QWaitCondition resumed;
     QHash<QSimbaSessionId, Session> sessions;
     QHash<QSimbaLeaseName, Lease> leases;
@@ -54,6 +58,7 @@ public:
     nanoseconds delay{0};
     bool paused = false;
     bool dropHints = false;
+    Millis maxLease = Millis::max();
     qint64 calls = 0;
     std::function<QSimbaSessionId()> newId = &QSimbaSessionId::generate;
 
@@ -89,13 +94,14 @@ public:
         return false;
     }
 
-    // Ends a session: frees its leases and memberships.
+    // Ends a session: frees its leases and memberships, and forgets it (an unknown session
+    // is an ended one: it is never revived).
     void end(const QSimbaSessionId &id, Hints &hints)
     {
         auto it = sessions.find(id);
         if (it == sessions.end() || it->ended)
             return;
-        it->ended = true;
+        sessions.erase(it);
         for (auto l = leases.begin(); l != leases.end();) {
             if (l->holder == id) {
                 hints.append({QSimbaLeaseBackend::Hint::Kind::Released, l.key().toString()});
@@ -113,9 +119,12 @@ public:
     void sweep(Hints &hints)
     {
         const auto now = ticker->now();
-        for (auto it = sessions.begin(); it != sessions.end(); ++it)
+        QList<QSimbaSessionId> expired;
+        for (auto it = sessions.cbegin(); it != sessions.cend(); ++it)
             if (!it->ended && now >= it->expiresAt)
-                end(it.key(), hints);
+                expired.append(it.key());
+        for (const auto &id : std::as_const(expired))
+            end(id, hints);
     }
 
     Millis remainingOf(const QSimbaSessionId &id) const
@@ -127,7 +136,10 @@ public:
     {
         if (hints.isEmpty() || dropHints)
             return;
-        const auto targets = listeners;
+        lock.unlock();
+        QMutexLocker delivery(&deliveryMutex);
+        lock.relock();
+        const auto targets = listeners; // those still subscribed
         lock.unlock();
         for (const auto &hint : hints)
             for (const auto &l : targets)
@@ -183,8 +195,9 @@ QSimbaLeaseBackend::SessionGrant QSimbaMemoryLeaseBackend::openSession(Millis le
     QMutexLocker lock(&s.mutex);
     s.enter(lock);
     const auto id = s.newId();
-    s.sessions.insert(id, {s.ticker->now() + lease, false, metadata});
-    return {id, lease};
+    const Millis granted = std::min(lease, s.maxLease);
+    s.sessions.insert(id, {s.ticker->now() + granted, false, metadata});
+    return {id, granted};
 }
 
 QSimbaLeaseBackend::KeepAliveResult QSimbaMemoryLeaseBackend::keepAlive(const QSimbaSessionId &session,
@@ -198,12 +211,13 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaMemoryLeaseBackend::keepAlive(const QS
     QSimbaMemoryStore::Hints hints;
     KeepAliveResult result = KeepAliveResult::expired();
     if (s.isLive(session, hints)) {
-        s.sessions[session].expiresAt = s.ticker->now() + lease;
+        const Millis granted = std::min(lease, s.maxLease);
+        s.sessions[session].expiresAt = s.ticker->now() + granted;
         QSet<QSimbaLeaseName> owned;
         for (auto it = s.leases.cbegin(); it != s.leases.cend(); ++it)
             if (it->holder == session)
                 owned.insert(it.key());
-        result = KeepAliveResult::live(lease, owned);
+        result = KeepAliveResult::live(granted, owned);
     }
     s.publish(lock, hints);
     return result;
@@ -324,6 +338,7 @@ public:
         : m_store(std::move(store)), m_id(id) {}
     ~MemorySubscription() override
     {
+        QMutexLocker delivery(&m_store->deliveryMutex); // waits for a delivery in progress
         QMutexLocker lock(&m_store->mutex);
         m_store->listeners.removeIf([this](const auto &l) { return l.id == m_id; });
     }
@@ -405,6 +420,18 @@ void QSimbaMemoryLeaseBackend::dropLease(const QSimbaLeaseName &name)
 {
     QMutexLocker lock(&m_store->mutex);
     m_store->leases.remove(name);
+}
+
+void QSimbaMemoryLeaseBackend::setMaxLease(Millis maxLease)
+{
+    QMutexLocker lock(&m_store->mutex);
+    m_store->maxLease = maxLease;
+}
+
+int QSimbaMemoryLeaseBackend::sessionCount() const
+{
+    QMutexLocker lock(&m_store->mutex);
+    return int(m_store->sessions.size());
 }
 
 void QSimbaMemoryLeaseBackend::setDropHints(bool drop)

@@ -17,7 +17,7 @@ class QSimbaMemoryStore;
  * clock is the ticker it was created with.
  *
  * Fault injection (thread-safe, affects every instance of the store): failNext(),
- * delayNext(), pause()/resume(), expireSession(), setDropHints().
+ * delayNext(), pause()/resume(), expireSession(), setDropHints(), setMaxLease().
  *
  * Thread-safe: the store is guarded by a mutex; hints are published on the calling thread
  * after the store is unlocked.
@@ -57,6 +57,11 @@ public:
     //! Forgets the lease \a name without telling its holder, as a failover to a lagging
     //! replica would (the token counter is kept).
     void dropLease(const QSimbaLeaseName &name);
+    //! Grants at most \a maxLease to openSession and keepAlive, as a server with a lease
+    //! cap does (Redis maxLease).
+    void setMaxLease(Millis maxLease);
+    //! Sessions the store keeps: the live ones (ended ones are forgotten).
+    int sessionCount() const;
     //! Drops every hint while \a drop is true.
     void setDropHints(bool drop);
     //! Session ids come from \a generator instead of QSimbaSessionId::generate(): for

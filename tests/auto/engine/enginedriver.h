@@ -6,6 +6,7 @@
 #include "qsimbamemoryleasebackend.h"
 
 #include <functional>
+#include <optional>
 
 /*
  * Carries out a core's effects at once: backend calls run synchronously on the shared
@@ -61,25 +62,67 @@ struct EngineDriver
                     break;
                 }
                 case QSimbaEngine::Effect::Type::RunTask: {
-                    const bool rejected = reject && reject(e.task);
-                    if (!rejected) {
-                        Callback c{e.task.type, e.task.name.toString(), e.task.term ? e.task.term->token : 0,
-                                   e.task.reason, e.task.status, e.task.event};
-                        if (e.task.type == QSimbaEngine::Task::Type::Complete)
-                            completed.append(e.task.promise);
-                        else
-                            callbacks.append(c);
-                        if (e.task.type == QSimbaEngine::Task::Type::Elected)
-                            terms.append(QSimbaTerm(e.task.term));
+                    if (holdTasks) {
+                        heldTasks.append({e.stream, e.task});
+                        break;
                     }
-                    core.taskFinished(now(), e.stream, rejected);
+                    runTask(e.stream, e.task);
                     break;
                 }
                 case QSimbaEngine::Effect::Type::Resolve:
                     resolved.append(e.promise);
+                    resolvedTerms.append(e.term);
                     break;
                 }
             }
+        }
+    }
+
+    //! Runs one callback task as the runtime does, and tells the core it finished. A lock
+    //! result whose term already ended is declined (Retry), as QSimbaLock's completer does.
+    void runTask(const QString &stream, const QSimbaEngine::Task &task, std::optional<QSimbaEngine::Taken> answer = {})
+    {
+        const auto taken = answer.value_or(task.lockResult && task.term && !task.term->isValid()
+                                               ? QSimbaEngine::Taken::Retry
+                                               : QSimbaEngine::Taken::Yes);
+        const bool rejected = reject && reject(task);
+        if (!rejected) {
+            Callback c{task.type, task.name.toString(), task.term ? task.term->token : 0, task.reason, task.status,
+                       task.event};
+            if (task.type == QSimbaEngine::Task::Type::Complete)
+                completed.append(task.promise);
+            else
+                callbacks.append(c);
+            if (task.type == QSimbaEngine::Task::Type::Elected) {
+                terms.append(QSimbaTerm(task.term));
+                if (task.withWork)
+                    workStarted.append(task.term->beginWork()); // as the runtime does
+            }
+            if (task.type == QSimbaEngine::Task::Type::Complete && task.lockResult)
+                lockResults.append(task.term);
+        }
+        core.taskFinished(now(), stream, rejected, taken);
+    }
+
+    //! Answers the held backend calls, in order, and stops holding.
+    void answerHeld()
+    {
+        hold = false;
+        while (!held.isEmpty()) {
+            auto [id, call] = held.takeFirst();
+            core.backendReplied(now(), id, QSimbaEngine::execute(backend, call));
+            settle();
+        }
+    }
+
+    //! Runs the held tasks (in order), and those they let through, until none is left.
+    void runHeldTasks()
+    {
+        holdTasks = false;
+        while (!heldTasks.isEmpty()) {
+            auto [stream, task] = heldTasks.takeFirst();
+            runTask(stream, task);
+            settle();
         }
     }
 
@@ -149,6 +192,11 @@ struct EngineDriver
     QSimbaEngine::Core core;
     std::function<bool(const QSimbaEngine::Task &)> reject;
     bool hold = false; // keep backend calls unanswered (a hung backend)
+    bool holdTasks = false; // keep callback tasks queued (a blocked callback executor)
+    QList<std::pair<QString, QSimbaEngine::Task>> heldTasks;
+    QList<QSimbaEngine::TermPtr> resolvedTerms;
+    QList<QSimbaEngine::TermPtr> lockResults; // terms of lock results delivered (null: none)
+    QList<bool> workStarted;
     QList<std::pair<quint64, QSimbaEngine::Call>> held;
     QStringList calls;
     QList<QSimbaEngine::Nanos> callTimes;

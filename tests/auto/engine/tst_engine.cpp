@@ -3,6 +3,8 @@
 // revoke reason, candidates, callbacks, close.
 #include "enginedriver.h"
 
+#include "qsimbapartitionassignment.h"
+
 #include <QtTest/QTest>
 
 using namespace std::chrono_literals;
@@ -363,6 +365,350 @@ private Q_SLOTS:
         const auto json = snap.toJson();
         QCOMPARE(json[QStringLiteral("session")][QStringLiteral("status")].toString(), QStringLiteral("LIVE"));
         QCOMPARE(json[QStringLiteral("elections")][0][QStringLiteral("status")].toString(), QStringLiteral("LEADER"));
+    }
+
+    // --- Liveness and contract: each test names the behaviour that once failed ---------
+
+    void lockResultDeclinedAfterALossStaysALock()
+    {
+        auto c = client();
+        c->holdTasks = true; // the owner thread is busy: the lock result waits
+        c->core.acquireLock(c->now(), a, 7, 30s, false);
+        c->settle();
+        c->backend.expireSession(c->core.sessionId());
+        c->advance(1s); // the renewal finds the session expired: the term ends undelivered
+        c->runHeldTasks(); // the result is declined: the term ended first
+        c->advance(10ms);
+        QCOMPARE(c->lockResults.size(), 2);
+        QVERIFY(c->lockResults[1]);
+        QVERIFY(c->lockResults[1]->isValid());
+        const auto snap = c->core.snapshot(c->now());
+        QCOMPARE(snap.elections.size(), 1);
+        QCOMPARE(snap.elections[0].kind, Kind::Lock);
+        // Released, it is free for another client.
+        c->core.releaseLock(c->now(), a, c->lockResults[1]->token, 0);
+        c->settle();
+        QVERIFY(c->core.snapshot(c->now()).elections.isEmpty());
+    }
+
+    void interruptedBlockingAcquireReleasesItsTerm()
+    {
+        auto c = client();
+        const quint64 waiter = DirectPromise | 1;
+        c->core.acquireLock(c->now(), a, waiter, 30s, false);
+        c->settle();
+        QCOMPARE(c->resolved, QList<quint64>{waiter});
+        QVERIFY(c->resolvedTerms[0]);
+        // The caller was interrupted as the term reached it: nobody holds it.
+        c->core.cancelLock(c->now(), a, waiter);
+        c->settle();
+        QVERIFY(c->calls.last().startsWith(QLatin1String("release")));
+        QVERIFY(c->core.snapshot(c->now()).elections.isEmpty());
+    }
+
+    void shortenedLeaseRenewsBeforeTheLocalDeadline()
+    {
+        auto c = std::make_unique<EngineDriver>(ticker, store, config);
+        c->backend.setMaxLease(750ms); // asks 3s, gets 750ms
+        c->core.start(c->now());
+        c->core.startElection(c->now(), a, Kind::Election);
+        c->settle();
+        c->advance(20s);
+        QVERIFY(!c->eventTypes().contains(QSimbaEvent::Type::SessionExpired));
+        QCOMPARE(c->of(Type::Elected).size(), 1);
+        QVERIFY(c->terms[0].isValid());
+        QVERIFY(c->eventTypes().contains(QSimbaEvent::Type::SessionLeaseShortened));
+    }
+
+    void sessionsLostRightAfterOpeningReopenWithBackoff()
+    {
+        auto c = std::make_unique<EngineDriver>(ticker, store, config);
+        c->backend.setMaxLease(40ms); // below the margin: every session is lost at once
+        c->core.start(c->now());
+        c->advance(3s);
+        const int opens = int(c->calls.count(QStringLiteral("openSession")));
+        QVERIFY2(opens >= 3 && opens <= 8, qPrintable(QString::number(opens))); // 0, .1, .3, .7, 1.5, 2.5
+    }
+
+    void leaseShortenedOnlyBeyondTheMargin()
+    {
+        auto c = std::make_unique<EngineDriver>(ticker, store, config);
+        c->backend.setMaxLease(2990ms); // 10ms short: measurement noise
+        c->core.start(c->now());
+        c->advance(2s);
+        QVERIFY(!c->eventTypes().contains(QSimbaEvent::Type::SessionLeaseShortened));
+        c->backend.setMaxLease(2s);
+        c->advance(1s);
+        QVERIFY(c->eventTypes().contains(QSimbaEvent::Type::SessionLeaseShortened));
+    }
+
+    void handoverSkipsWorkWhoseElectedIsStillQueued()
+    {
+        auto c = client();
+        c->holdTasks = true; // the owner thread is blocked (say, in close())
+        c->core.startElection(c->now(), a, Kind::Election, false, /*withWork=*/true);
+        c->settle();
+        c->core.stopElection(c->now(), a, DirectPromise | 2);
+        c->settle();
+        // Released at once: no wait for work that has not started.
+        QVERIFY(c->calls.last().startsWith(QLatin1String("release")));
+        QVERIFY(c->resolved.contains(DirectPromise | 2));
+        c->runHeldTasks();
+        QCOMPARE(c->workStarted, QList<bool>{false}); // and it never starts, after the stop
+    }
+
+    void restartDuringHandoverTakesTheNewStartsWork()
+    {
+        auto c = elect(client(), a); // without work
+        c->hold = true;
+        c->core.stopElection(c->now(), a, 0);
+        c->settle(); // the release is in flight
+        QVERIFY(c->core.startElection(c->now(), a, Kind::Election, false, /*withWork=*/true));
+        c->settle();
+        c->answerHeld();
+        QCOMPARE(c->of(Type::Elected).size(), 2);
+        QCOMPARE(c->workStarted, QList<bool>{true});
+    }
+
+    void electionStartOnALockedNameIsRefusedAndAfterItsReleaseContends()
+    {
+        auto c = client();
+        c->core.acquireLock(c->now(), a, 5, 30s, false);
+        c->settle();
+        QCOMPARE(c->lockResults.size(), 1);
+        QVERIFY(!c->core.startElection(c->now(), a, Kind::Election));
+        // Started while the lock's release is in flight: it contends as an election after.
+        c->hold = true;
+        c->core.releaseLock(c->now(), a, c->lockResults[0]->token, 0);
+        c->settle();
+        QVERIFY(c->core.startElection(c->now(), a, Kind::Election));
+        c->answerHeld();
+        c->advance(10ms);
+        const auto snap = c->core.snapshot(c->now());
+        QCOMPARE(snap.elections.size(), 1);
+        QCOMPARE(snap.elections[0].kind, Kind::Election);
+        QCOMPARE(snap.elections[0].status, Status::Leader);
+    }
+
+    void acquiresStayBatchedAfterTheFirstRound()
+    {
+        auto holder = client(1);
+        auto candidate = client(2);
+        QList<QSimbaLeaseName> names;
+        for (int i = 0; i < 1000; ++i)
+            names.append(QSimbaLeaseName::of(QStringLiteral("n%1").arg(i)));
+        for (const auto &n : names)
+            holder->core.startElection(holder->now(), n, Kind::Election);
+        holder->settle();
+        for (const auto &n : names)
+            candidate->core.startElection(candidate->now(), n, Kind::Election);
+        candidate->settle();
+        EngineDriver::advance({holder.get(), candidate.get()}, 5s);
+        const int before = int(candidate->acquireSizes.size());
+        EngineDriver::advance({holder.get(), candidate.get()}, 20s);
+        const auto sizes = candidate->acquireSizes.mid(before);
+        int total = 0;
+        for (int n : sizes)
+            total += n;
+        // Every candidate polls once per 1–1.5s: ⌈1000/64⌉ = 16 calls a round, 20 rounds at most.
+        QVERIFY2(sizes.size() <= 16 * 21, qPrintable(QString::number(sizes.size())));
+        QVERIFY2(total / std::max<qsizetype>(1, sizes.size()) >= 50, qPrintable(QString::number(total)));
+    }
+
+    void answerAfterTheDeadlineDoesNotReviveTerms()
+    {
+        auto c = elect(client(), a);
+        const Nanos deadline = c->now() + c->terms[0].remaining();
+        c->advance(1s - 1ns);
+        c->hold = true;
+        c->advance(1ns); // the renewal is sent and hangs
+        c->ticker->set(deadline + 1ms); // past the deadline; the engine has not ticked yet
+        QVERIFY(!c->terms[0].isValid());
+        c->answerHeld(); // the backend still had the session: it answers live
+        QVERIFY(!c->terms[0].isValid());
+        QCOMPARE(c->terms[0].revoked().result(), Reason::DeadlinePassed);
+        QVERIFY(c->eventTypes().contains(QSimbaEvent::Type::SessionExpired));
+    }
+
+    void tryAcquireBehindAWaiterAnswersNullOnGrant()
+    {
+        auto c = client();
+        c->hold = true;
+        c->core.acquireLock(c->now(), a, DirectPromise | 1, 10s, false);
+        c->settle(); // its acquire is in flight
+        c->core.acquireLock(c->now(), a, DirectPromise | 2, 3s, /*tryOnce=*/true);
+        c->settle();
+        c->answerHeld();
+        QCOMPARE(c->resolved, (QList<quint64>{DirectPromise | 1, DirectPromise | 2}));
+        QVERIFY(c->resolvedTerms[0]);
+        QVERIFY(!c->resolvedTerms[1]); // this client holds it now: null at once
+    }
+
+    void rejectedLockResultKeepsTheOneLeaseCooldown()
+    {
+        auto c = client();
+        int rejections = 0;
+        c->reject = [&](const Task &t) { return t.lockResult && rejections++ == 0; };
+        c->core.acquireLock(c->now(), a, 5, 30s, false);
+        c->settle();
+        QCOMPARE(c->core.snapshot(c->now()).elections[0].status, Status::Cooldown);
+        c->advance(3s - 1ns);
+        QCOMPARE(c->lockResults.size(), 0);
+        c->advance(1ns);
+        QCOMPARE(c->lockResults.size(), 1);
+        QVERIFY(c->lockResults[0]);
+    }
+
+    void rejectedLockResultAfterALossContendsAgain()
+    {
+        auto c = client();
+        c->holdTasks = true;
+        c->core.acquireLock(c->now(), a, 5, 30s, false);
+        c->settle();
+        c->backend.expireSession(c->core.sessionId());
+        c->advance(1s); // the term ends before its result was delivered
+        int rejections = 0;
+        c->reject = [&](const Task &t) { return t.lockResult && rejections++ == 0; };
+        c->runHeldTasks();
+        c->advance(3s); // one lease of cooldown, then a new term for the waiter
+        QCOMPARE(c->lockResults.size(), 1);
+        QVERIFY(c->lockResults[0] && c->lockResults[0]->isValid());
+    }
+
+    void releasedHintDuringAcquireRetriesAtOnce()
+    {
+        auto holder = elect(client(1), a);
+        auto candidate = client(2);
+        candidate->hold = true;
+        candidate->core.startElection(candidate->now(), a, Kind::Election);
+        candidate->settle();
+        auto [id, call] = candidate->held.takeFirst();
+        const Reply stale = execute(candidate->backend, call); // HeldBy, on its way back...
+        holder->core.stopElection(holder->now(), a, 0);
+        holder->settle(); // ...while the holder releases
+        candidate->hold = false;
+        candidate->core.hint(candidate->now(), {QSimbaLeaseBackend::Hint::Kind::Released, a.toString()});
+        candidate->core.backendReplied(candidate->now(), id, stale);
+        candidate->settle();
+        QCOMPARE(candidate->of(Type::Elected).size(), 1); // tried again at once, not a poll later
+    }
+
+    void groupStoppedWhileItsJoinIsInFlightLeaves()
+    {
+        auto c = client();
+        c->hold = true;
+        c->core.startGroup(c->now(), QStringLiteral("g"), 4);
+        c->settle(); // join in flight
+        c->core.stopGroup(c->now(), QStringLiteral("g"), DirectPromise | 9);
+        c->settle();
+        c->answerHeld();
+        QVERIFY(c->calls.contains(QStringLiteral("leave(g)")));
+        QVERIFY(c->backend.members(QStringLiteral("g")).isEmpty());
+        QVERIFY(c->resolved.contains(DirectPromise | 9));
+    }
+
+    void failedLeaveIsRetried()
+    {
+        auto c = client();
+        c->core.startGroup(c->now(), QStringLiteral("g"), 4);
+        c->advance(100ms);
+        QCOMPARE(c->backend.members(QStringLiteral("g")).size(), 1);
+        c->hold = true;
+        c->core.stopGroup(c->now(), QStringLiteral("g"), DirectPromise | 9);
+        for (const auto &t : std::as_const(c->terms))
+            c->core.workExited(c->now(), t.name(), t.token()); // the partitions' work exits
+        c->settle(); // their release is in flight
+        for (int i = 0; i < 10 && c->calls.last() != QLatin1String("leave(g)") && !c->held.isEmpty(); ++i) {
+            auto [id, call] = c->held.takeFirst();
+            c->core.backendReplied(c->now(), id, execute(c->backend, call));
+            c->settle(); // released: then the leave goes out
+        }
+        QCOMPARE(c->calls.last(), QStringLiteral("leave(g)"));
+        c->backend.failNext(1);
+        c->answerHeld(); // and fails
+        c->advance(1s);
+        QCOMPARE(c->calls.count(QStringLiteral("leave(g)")), 2);
+        QVERIFY(c->backend.members(QStringLiteral("g")).isEmpty());
+        QVERIFY(c->resolved.contains(DirectPromise | 9));
+    }
+
+    void zeroTimeoutAcquireOfAFreeLockSucceeds()
+    {
+        auto c = client();
+        c->core.acquireLock(c->now(), a, DirectPromise | 1, 0ns, false);
+        c->settle();
+        QCOMPARE(c->resolved, QList<quint64>{DirectPromise | 1});
+        QVERIFY(c->resolvedTerms[0]);
+    }
+
+    void workCompletedCarriesTheTermsSession()
+    {
+        auto c = client();
+        c->core.startElection(c->now(), a, Kind::Election, false, true);
+        c->settle();
+        const auto first = c->core.sessionId();
+        const auto term = QSimbaTermPrivate::get(c->terms[0]);
+        c->backend.expireSession(first);
+        c->advance(1s); // lost; a new session opens
+        QVERIFY(c->core.sessionId() != first);
+        c->core.workFinished(c->now(), term, QSimbaEvent::WorkOutcome::Cancelled, QString());
+        c->settle();
+        QCOMPARE(c->callbacks.last().event.type(), QSimbaEvent::Type::WorkCompleted);
+        QCOMPARE(c->callbacks.last().event.session(), first);
+    }
+
+    void closeBehindAHungCallCompletesAtTheDeadline()
+    {
+        auto c = elect(client(), a);
+        const Nanos deadline = c->now() + c->terms[0].remaining();
+        c->advance(1s - 1ns);
+        c->hold = true;
+        c->advance(1ns); // the renewal hangs
+        c->core.close(c->now(), DirectPromise | 10, 11);
+        c->advance(deadline - c->now() + 1ms);
+        QVERIFY(c->resolved.contains(DirectPromise | 10));
+        QVERIFY(c->core.isClosed());
+    }
+
+    void stoppedGroupLeavesAfterAPartitionMovedBackDuringItsHandover()
+    {
+        const QString g = QStringLiteral("g");
+        auto x = client(1);
+        x->core.startGroup(x->now(), g, 8);
+        x->advance(100ms); // x alone: it leads all 8, their work running
+        QCOMPARE(x->terms.size(), 8);
+        auto y = client(2);
+        const QList<QSimbaSessionId> both = [&] {
+            QList<QSimbaSessionId> l{x->core.sessionId(), y->core.sessionId()};
+            std::sort(l.begin(), l.end());
+            return l;
+        }();
+        const auto mine = QSimbaPartitionAssignment::partitionsOf(x->core.sessionId(), 8, both);
+        int moving = -1;
+        for (int p = 0; p < 8 && moving < 0; ++p)
+            if (!mine.contains(p))
+                moving = p;
+        QVERIFY(moving >= 0);
+        y->core.startGroup(y->now(), g, 8);
+        EngineDriver::advance({x.get(), y.get()}, 1100ms); // x's refresh: `moving` hands over to y
+        const auto name = QSimbaLeaseName::of(QStringLiteral("g.%1").arg(moving));
+        const auto status = [&](EngineDriver &d) {
+            for (const auto &e : d.core.snapshot(d.now()).elections)
+                if (e.name == name)
+                    return e.status;
+            return Status::Idle;
+        };
+        QCOMPARE(status(*x), Status::Handover); // its work has not exited
+        y->core.stopGroup(y->now(), g, 0);
+        EngineDriver::advance({x.get(), y.get()}, 1s); // y left; x's refresh moves it back
+        QCOMPARE(status(*x), Status::Handover);
+        x->core.stopGroup(x->now(), g, DirectPromise | 5);
+        for (const auto &t : std::as_const(x->terms))
+            x->core.workExited(x->now(), t.name(), t.token());
+        x->advance(2s);
+        QCOMPARE(status(*x), Status::Idle); // stopped, not contending again
+        QVERIFY(x->backend.members(g).isEmpty());
+        QVERIFY(x->resolved.contains(DirectPromise | 5));
     }
 };
 

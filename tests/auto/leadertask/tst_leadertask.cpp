@@ -5,6 +5,7 @@
 #include "qsimbaerror.h"
 #include "qsimbamemoryleasebackend.h"
 
+#include <QtCore/QElapsedTimer>
 #include <QtCore/QMutex>
 #include <QtTest/QSignalSpy>
 #include <QtTest/QTest>
@@ -49,6 +50,7 @@ private Q_SLOTS:
     void init()
     {
         store = QSimbaSessionId::generate().toString();
+        config = QSimbaConfig::builder().leaseDuration(300ms).build();
         QMutexLocker lock(&mutex);
         events.clear();
     }
@@ -253,6 +255,54 @@ private Q_SLOTS:
             return std::any_of(list.cbegin(), list.cend(), [](const QSimbaEvent &e) { return e.outcome() == Outcome::Failed; });
         }());
         task->close();
+    }
+
+    void userContinuationOnRevokedKeepsTheInterruption()
+    {
+        // A QFuture holds one continuation: the user's then() must not replace the one
+        // that interrupts the work at the end of its term.
+        auto simba = client();
+        std::atomic<bool> running{false}, userSaw{false};
+        auto task = simba->election(QStringLiteral("w"))->runWhileLeader([&](const QSimbaTerm &term) {
+            term.revoked().then([&](QSimbaTerm::RevokeReason) { userSaw = true; });
+            running = true;
+            while (!QThread::currentThread()->isInterruptionRequested())
+                QThread::msleep(1);
+            running = false;
+        });
+        QTRY_VERIFY(running.load());
+        QElapsedTimer timer;
+        timer.start();
+        auto stopped = task->stop();
+        QTRY_VERIFY(stopped.isFinished());
+        QVERIFY(!running.load());
+        QVERIFY(userSaw.load());
+        // Interrupted at once, not at the term's deadline (about the lease, 300ms).
+        QVERIFY2(timer.elapsed() < 250, qPrintable(QString::number(timer.elapsed())));
+    }
+
+    void blockingCloseWithElectedStillQueuedNeitherWaitsNorRunsTheWork()
+    {
+        config = QSimbaConfig::builder().leaseDuration(6s).build();
+        auto simba = client();
+        std::atomic<int> runs{0};
+        auto task = simba->election(QStringLiteral("q"))->runWhileLeader([&](const QSimbaTerm &) { ++runs; });
+        // Wait for the win without running the owner thread's event loop (snapshot does not):
+        // elected stays queued to this thread.
+        QDeadlineTimer limit(10s);
+        while (!limit.hasExpired()) {
+            const auto snap = simba->snapshot();
+            if (!snap.elections.isEmpty() && snap.elections[0].status == QSimbaElection::Status::Leader)
+                break;
+            QThread::msleep(1);
+        }
+        QElapsedTimer timer;
+        timer.start();
+        simba->close();
+        QVERIFY2(timer.elapsed() < 2000, qPrintable(QString::number(timer.elapsed()))); // not a lease (6s)
+        task.reset();
+        QCoreApplication::processEvents(); // the queued elected runs now
+        QCOMPARE(runs.load(), 0);          // its work does not start after close
     }
 };
 

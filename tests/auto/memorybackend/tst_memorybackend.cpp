@@ -100,6 +100,55 @@ private Q_SLOTS:
         b.members(QStringLiteral("g"));
         QCOMPARE(b.callCount(), 3);
     }
+
+    void noHintAfterItsSubscriptionEnded()
+    {
+        // One client publishes hints while another ends its subscription: once the
+        // subscription is gone, its listener never runs (it would post to a freed object).
+        QSimbaMemoryLeaseBackend b({}, QSimbaTicker::system());
+        const auto s = b.openSession(10s).id;
+        for (int round = 0; round < 200; ++round) {
+            auto alive = std::make_shared<std::atomic<bool>>(true);
+            std::atomic<int> late{0};
+            auto sub = b.subscribe([alive, &late](const QSimbaLeaseBackend::Hint &) {
+                if (!alive->load())
+                    ++late;
+                QThread::yieldCurrentThread();
+            });
+            auto publisher = QtConcurrent::run([&] {
+                for (int i = 0; i < 20; ++i) {
+                    const auto t = b.acquire(s, {a}).value(a).token;
+                    b.release(s, {{a, t}});
+                }
+            });
+            QThread::yieldCurrentThread();
+            sub.reset();
+            alive->store(false);
+            publisher.waitForFinished();
+            QCOMPARE(late.load(), 0);
+        }
+    }
+
+    void endedSessionsAreForgotten()
+    {
+        QSimbaMemoryLeaseBackend b({}, ticker);
+        for (int i = 0; i < 100; ++i)
+            b.closeSession(b.openSession(1s).id);
+        const auto expiring = b.openSession(1s).id;
+        ticker->advance(2s);
+        QVERIFY(b.members(QStringLiteral("g")).isEmpty()); // sweeps
+        QCOMPARE(b.sessionCount(), 0);
+        QVERIFY(!b.keepAlive(expiring, 1s, {}).isLive); // and never revived
+    }
+
+    void maxLeaseShortensGrants()
+    {
+        QSimbaMemoryLeaseBackend b({}, ticker);
+        b.setMaxLease(500ms);
+        const auto grant = b.openSession(3s);
+        QCOMPARE(grant.remaining, QSimbaLeaseBackend::Millis(500));
+        QCOMPARE(b.keepAlive(grant.id, 3s, {}).remaining, QSimbaLeaseBackend::Millis(500));
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_MemoryBackend)

@@ -10,6 +10,8 @@
 #include <QtCore/QPromise>
 #include <QtTest/QTest>
 
+#include <ctime>
+
 using namespace std::chrono_literals;
 
 class tst_Values : public QObject
@@ -58,7 +60,7 @@ private Q_SLOTS:
             const QString rule = expected.startsWith(QLatin1String("a b")) ? QStringLiteral("has the character ' ' at position 1")
                                                                           : expected;
             QVERIFY2(message.contains(rule), qPrintable(message));
-            if (!name.isEmpty() && name.size() <= 128)
+            if (!name.isEmpty()) // every name error quotes the name, a long one too
                 QVERIFY2(message.contains(QLatin1Char('"') + name + QLatin1Char('"')), qPrintable(message));
         }
     }
@@ -192,6 +194,42 @@ private Q_SLOTS:
             QCOMPARE(e.timeout(), std::chrono::nanoseconds(5s));
             QCOMPARE(e.message(), QStringLiteral("lock \"invoice-42\" not acquired within 5s"));
         }
+    }
+
+    void nameErrorsQuoteTheNameAndCountRight()
+    {
+        const QString long129(129, QLatin1Char('x'));
+        try {
+            (void)QSimbaLeaseName::of(long129);
+            QFAIL("a 129-character name was accepted");
+        } catch (const QSimbaInvalidArgumentError &e) {
+            QVERIFY2(e.message().contains(QLatin1Char('"') + long129 + QLatin1Char('"')), qPrintable(e.message()));
+            QVERIFY2(e.message().contains(QStringLiteral("129 characters")), qPrintable(e.message()));
+        }
+        try {
+            QSimbaLeaseName::validateGroup(QString(127, QLatin1Char('g')), 1);
+            QFAIL("a group whose partition name is 129 characters was accepted");
+        } catch (const QSimbaInvalidArgumentError &e) {
+            QVERIFY2(e.message().contains(QStringLiteral("with 1 partition:")), qPrintable(e.message()));
+        }
+    }
+
+    void systemTickerIsTheBootTimeClock()
+    {
+        // CLOCK_BOOTTIME counts time the host was suspended; the steady clock does not.
+#if defined(Q_OS_LINUX)
+        const auto boot = [] {
+            timespec ts{};
+            clock_gettime(CLOCK_BOOTTIME, &ts);
+            return std::chrono::nanoseconds(std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec));
+        };
+        const auto before = boot();
+        const auto ticker = QSimbaTicker::system()->now();
+        const auto after = boot();
+        QVERIFY(before <= ticker && ticker <= after);
+#else
+        QSKIP("CLOCK_BOOTTIME is Linux only; elsewhere the system ticker is the steady clock");
+#endif
     }
 };
 
