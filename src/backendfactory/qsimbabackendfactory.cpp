@@ -26,6 +26,14 @@
 
 #include <optional>
 
+/*!
+    \class QSimbaBackendFactory
+    \brief Builds a backend from a URL: sqlite:///path.db, postgresql://…, mysql://…, redis://…,
+    zookeeper://…, etcd://… (etcds://…), memory://name, with each backend's options as query
+    parameters. Only the backends of this build are available (schemes()). Static functions;
+    reentrant.
+*/
+
 namespace {
 
 // A backend's builder from a parsed URL; \a shown is the URL for messages.

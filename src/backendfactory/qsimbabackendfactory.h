@@ -15,12 +15,6 @@
 
 class QSettings;
 
-/*
- * Builds a backend from a URL: sqlite:///path.db, postgresql://…, mysql://…, redis://…,
- * zookeeper://…, etcd://… (etcds://…), memory://name, with each backend's options as query
- * parameters. Only the backends of this build are available (schemes()). Static functions;
- * reentrant.
- */
 class QSIMBABACKENDS_EXPORT QSimbaBackendFactory
 {
 public:

@@ -16,21 +16,6 @@ class QSimba;
 class QSettings;
 class QSimbaSchedulerPrivate;
 
-/*
- * Declarative leader work, the counterpart of the seeds' @SimbaScheduled and
- * @SimbaPartitioned: schedules registered once (by a call, or declared on a QObject's slots
- * with Q_CLASSINFO), started together after the application is set up and stopped together
- * before the client closes. Each run is delivered on the thread of its context object, only
- * while this client holds the term, never after the term ended; the handover of a term waits
- * for a run in progress (up to the term's deadline).
- *
- * Declarations on slots (strings accept ${VAR} placeholders; durations as 10s, 500ms, PT1M):
- *     Q_CLASSINFO("SimbaScheduled:generate", "name=report; fixedDelay=1m; initialDelay=10s")
- *     Q_CLASSINFO("SimbaPartitioned:bill", "group=billing; partitions=16; fixedRate=30s")
- * generate() takes no argument or a QSimbaTerm; bill() takes (QSimbaTerm, int).
- *
- * Thread-affine: create and use it on the client's owner thread.
- */
 class QSIMBABACKENDS_EXPORT QSimbaScheduler : public QObject
 {
     Q_OBJECT

@@ -11,6 +11,15 @@
 
 #include <optional>
 
+/*!
+    \class QSimbaSettings
+    \brief A client configured like the seeds' Spring Boot starter: from the QSettings group "simba"
+    (backend URL, every QSimbaConfig value, the scheduling switch), each value overridable by
+    an environment variable (SIMBA_BACKEND, SIMBA_LEASE_DURATION, …, SIMBA_SCHEDULING_ENABLED),
+    with ${VAR} and ${VAR:default} placeholders expanded in every value. The QML module's
+    default client and simbactl follow the same rules. Static functions; reentrant.
+*/
+
 namespace {
 
 const QLatin1String schedulingKey("scheduling/enabled");

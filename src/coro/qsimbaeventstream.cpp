@@ -18,6 +18,12 @@
     The listener and push() may be called on any thread (the client's callback executor);
     next() is called and resumes on the stream's thread, from its event loop. One next() may
     wait at a time.
+
+    The seeds' SimbaEventFlow: a client's events, in order, for a coroutine to consume with
+    co_await next(). Register listener() with QSimba::Builder::listener(), or connect
+    QSimba::event to push(). Holds at most bufferCapacity() events: a consumer that falls
+    behind loses the oldest ones (counted by dropped()). Thread-affine (next() resumes on the
+    stream's thread); push() and the listener are thread-safe.
 */
 
 namespace {

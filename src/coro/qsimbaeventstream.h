@@ -15,13 +15,6 @@
 
 class QSimbaEventStreamPrivate;
 
-/*
- * The seeds' SimbaEventFlow: a client's events, in order, for a coroutine to consume with
- * co_await next(). Register listener() with QSimba::Builder::listener(), or connect
- * QSimba::event to push(). Holds at most bufferCapacity() events: a consumer that falls
- * behind loses the oldest ones (counted by dropped()). Thread-affine (next() resumes on the
- * stream's thread); push() and the listener are thread-safe.
- */
 class QSIMBACORO_EXPORT QSimbaEventStream : public QObject
 {
     Q_OBJECT

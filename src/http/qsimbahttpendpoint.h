@@ -15,14 +15,6 @@ class QSettings;
 class QSimba;
 class QSimbaHttpEndpointPrivate;
 
-/*
- * The operator endpoint of a QSimba client, on QtHttpServer: GET /simba (snapshot JSON),
- * /simba/health (200 UP / 503 with the reason), /simba/metrics (Prometheus text format) and
- * /simba/events (Server-Sent Events with Last-Event-ID resume). Loopback unless told
- * otherwise; an optional bearer token guards every route. It reads the client's snapshot
- * and events only and never blocks the engine. Thread-affine: it serves from the thread
- * that created it, which runs an event loop. See docs/endpoint.md.
- */
 class QSIMBAHTTP_EXPORT QSimbaHttpEndpoint : public QObject
 {
     Q_OBJECT

@@ -8,6 +8,11 @@
     Recorded by the instrumented backend every QSimba wraps around its backend; read by the
     operator endpoint. Thread-safe and lock-free; the figures of one call kind are read one
     counter at a time, so a scrape during a call may see its count before its bucket.
+
+    Counters of a client's backend calls: per call kind a latency histogram and the errors,
+    the acquire attempts and the hints delivered. Every QSimba keeps one (QSimba::backendMetrics());
+    the operator endpoint exports it. Thread-safe: recorded on the backend thread (hints on
+    any thread), read from any thread without locks.
 */
 
 QSimbaBackendMetrics::QSimbaBackendMetrics(const QString &backend) : m_backend(backend) {}

@@ -9,12 +9,6 @@
 #include <atomic>
 #include <chrono>
 
-/*
- * Counters of a client's backend calls: per call kind a latency histogram and the errors,
- * the acquire attempts and the hints delivered. Every QSimba keeps one (QSimba::backendMetrics());
- * the operator endpoint exports it. Thread-safe: recorded on the backend thread (hints on
- * any thread), read from any thread without locks.
- */
 class QSIMBACORE_EXPORT QSimbaBackendMetrics
 {
 public:

@@ -18,6 +18,11 @@ using Duration = QSimbaConfig::Duration;
     See DESIGN.md "Timing". A QSimbaConfig is always valid: only Builder::build() makes one
     other than the defaults, and it throws QSimbaInvalidArgumentError on values that break a
     rule.
+
+    The session timing: leaseDuration (15 s), renewInterval (leaseDuration / 3), drift (0.01),
+    margin (50 ms), retryJitter (renewInterval / 2), minBackoff (100 ms). Unset values keep
+    their defaults; derived ones follow the values set. Built only by Builder::build(), which
+    validates. Plain value with value equality; reentrant.
 */
 
 class QSimbaConfigPrivate : public QSharedData

@@ -12,12 +12,6 @@
 
 class QSimbaConfigPrivate;
 
-/*
- * The session timing: leaseDuration (15 s), renewInterval (leaseDuration / 3), drift (0.01),
- * margin (50 ms), retryJitter (renewInterval / 2), minBackoff (100 ms). Unset values keep
- * their defaults; derived ones follow the values set. Built only by Builder::build(), which
- * validates. Plain value with value equality; reentrant.
- */
 class QSIMBACORE_EXPORT QSimbaConfig
 {
     Q_GADGET

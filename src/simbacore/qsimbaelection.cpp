@@ -13,6 +13,11 @@
     Thread-affine: call it on the client's owner thread. Signals are emitted on the
     callback executor, one at a time and in order. start() throws QSimbaIllegalStateError
     when already started or after the client closed.
+
+    The election of one lease name inside a client; every handle of a name is this one
+    object, owned by the QSimba client. Thread-affine: use it from the client's owner thread.
+    Signals are emitted on the callback executor (the owner thread by default), one at a
+    time, in order: every elected(term) is followed by exactly one revoked(term, reason).
 */
 
 using namespace QSimbaEngine;

@@ -17,12 +17,6 @@
 class QSimba;
 class QSimbaElectionPrivate;
 
-/*
- * The election of one lease name inside a client; every handle of a name is this one
- * object, owned by the QSimba client. Thread-affine: use it from the client's owner thread.
- * Signals are emitted on the callback executor (the owner thread by default), one at a
- * time, in order: every elected(term) is followed by exactly one revoked(term, reason).
- */
 class QSIMBACORE_EXPORT QSimbaElection : public QObject
 {
     Q_OBJECT

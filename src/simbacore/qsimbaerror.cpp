@@ -4,10 +4,18 @@
 #include "qsimbaduration_p.h"
 
 /*!
+    \class QSimbaLockTimeoutError
+    \brief acquire(timeout) did not win a term in time.
+*/
+
+/*!
     \class QSimbaError
     \brief The base of every error QSimba throws or fails a QFuture with.
 
     The message names the offending value and the rule it broke. Plain value; reentrant.
+
+    The one hierarchy of QSimba's errors. Every error derives from QException, so a QFuture
+    carries it intact (clone() and raise() keep the dynamic type).
 */
 QSimbaError::QSimbaError(const QString &message)
     : m_message(message), m_what(message.toUtf8())

@@ -8,10 +8,6 @@
 
 #include <chrono>
 
-/*
- * The one hierarchy of QSimba's errors. Every error derives from QException, so a QFuture
- * carries it intact (clone() and raise() keep the dynamic type).
- */
 class QSIMBACORE_EXPORT QSimbaError : public QException
 {
 public:
@@ -52,7 +48,6 @@ QSIMBA_DECLARE_ERROR(QSimbaBackendError, QSimbaError)
 
 #undef QSIMBA_DECLARE_ERROR
 
-//! acquire(timeout) did not win a term in time.
 class QSIMBACORE_EXPORT QSimbaLockTimeoutError : public QSimbaError
 {
 public:

@@ -9,6 +9,9 @@
 /*!
     \class QSimbaEvent
     \brief One SimbaEvent of the seeds, with the fields its type carries.
+
+    What happened in a client: the seeds' SimbaEvent. Delivered in order, off the engine
+    loop, through QSimba::event and the builder's listeners. Plain value; reentrant.
 */
 
 class QSimbaEventData : public QSharedData

@@ -14,10 +14,6 @@
 
 class QSimbaEventData;
 
-/*
- * What happened in a client: the seeds' SimbaEvent. Delivered in order, off the engine
- * loop, through QSimba::event and the builder's listeners. Plain value; reentrant.
- */
 class QSIMBACORE_EXPORT QSimbaEvent
 {
     Q_GADGET

@@ -11,11 +11,6 @@
 class QSimbaPartitionGroup;
 class QSimbaTaskStopper;
 
-/*
- * Partition work of a group on this node (runWhileLeader or schedule). RAII: the destructor
- * closes it. stop() leaves the group and completes once every partition handed over,
- * including ones an earlier view moved away that are still handing over.
- */
 class QSIMBACORE_EXPORT QSimbaGroupTask
 {
 public:

@@ -10,11 +10,6 @@
 class QSimbaElection;
 class QSimbaTaskStopper;
 
-/*
- * Leader work bound to an election (runWhileLeader or schedule). RAII: the destructor
- * closes it. stop() stops the election and completes once the current work exited (or ran
- * out of time) and the lease is released. Thread-affine, like its election.
- */
 class QSIMBACORE_EXPORT QSimbaLeaderTask
 {
 public:

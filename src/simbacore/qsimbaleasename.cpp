@@ -9,6 +9,9 @@
 
     Built by of(), which throws QSimbaInvalidArgumentError with a message that quotes the
     name and names the rule it breaks.
+
+    The name of a lease: 1–128 characters of [A-Za-z0-9._:-], not "." or "..".
+    Plain value; reentrant.
 */
 
 QString QSimbaLeaseName::validate(const QString &name, QStringView what)

@@ -8,10 +8,6 @@
 #include <QtCore/QMetaType>
 #include <QtCore/QString>
 
-/*
- * The name of a lease: 1–128 characters of [A-Za-z0-9._:-], not "." or "..".
- * Plain value; reentrant.
- */
 class QSIMBACORE_EXPORT QSimbaLeaseName
 {
 public:

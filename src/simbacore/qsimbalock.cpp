@@ -10,6 +10,12 @@
 /*!
     \class QSimbaLock
     \brief A distributed lock whose term is the credential (see the seeds' "Locks").
+
+    A distributed lock: an election of one lease name that takes the first term and hands it
+    back when you are done. Within one client at most one holder per name: a second acquire
+    waits for the first to be released. The lock and the election of one name share one
+    lease: do not use a name for both. Owned by the QSimba client; the blocking calls may be
+    made from any thread but the engine's, the async ones from the owner thread.
 */
 
 using namespace QSimbaEngine;

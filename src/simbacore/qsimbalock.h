@@ -15,13 +15,6 @@
 class QSimba;
 class QSimbaLockPrivate;
 
-/*
- * A distributed lock: an election of one lease name that takes the first term and hands it
- * back when you are done. Within one client at most one holder per name: a second acquire
- * waits for the first to be released. The lock and the election of one name share one
- * lease: do not use a name for both. Owned by the QSimba client; the blocking calls may be
- * made from any thread but the engine's, the async ones from the owner thread.
- */
 class QSIMBACORE_EXPORT QSimbaLock : public QObject
 {
     Q_OBJECT

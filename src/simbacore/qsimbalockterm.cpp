@@ -12,6 +12,10 @@
     session took the lease) ends the term before you close it: isValid() turns false,
     revoked() completes, ensureValid() throws, and the lock is never re-acquired behind
     your back; closing it afterwards is a harmless no-op.
+
+    The credential of a held lock: a term that can also release its lease. Move-only and not
+    bound to a thread: hand it to another thread and release it there. The destructor
+    releases (like close()) and never throws. Thread-safe.
 */
 
 using namespace QSimbaEngine;

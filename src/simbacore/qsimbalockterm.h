@@ -10,11 +10,6 @@
 
 class QSimbaLockTermPrivate;
 
-/*
- * The credential of a held lock: a term that can also release its lease. Move-only and not
- * bound to a thread: hand it to another thread and release it there. The destructor
- * releases (like close()) and never throws. Thread-safe.
- */
 class QSIMBACORE_EXPORT QSimbaLockTerm
 {
 public:

@@ -4,6 +4,11 @@
 /*!
     \class QSimbaPartitionAssignment
     \brief Which member owns which partition of a group (DESIGN.md §5).
+
+    Rendezvous hashing of partitions over members, identical across versions and languages:
+      weight(p, m) = splitmix64(fnv1a64(utf8(m)) XOR p)
+      ownerOf(p)   = the member of highest weight, ties to the bytewise smaller session id.
+    The README lists test vectors. Pure functions; reentrant.
 */
 
 quint64 QSimbaPartitionAssignment::fnv1a64(QByteArrayView bytes)

@@ -8,12 +8,6 @@
 #include <QtCore/QList>
 #include <QtCore/QSet>
 
-/*
- * Rendezvous hashing of partitions over members, identical across versions and languages:
- *   weight(p, m) = splitmix64(fnv1a64(utf8(m)) XOR p)
- *   ownerOf(p)   = the member of highest weight, ties to the bytewise smaller session id.
- * The README lists test vectors. Pure functions; reentrant.
- */
 class QSIMBACORE_EXPORT QSimbaPartitionAssignment
 {
 public:

@@ -13,12 +13,6 @@
 
 class QSimba;
 
-/*
- * A partition group: `partitions` partitions spread over the live members of the group,
- * each on exactly one node at a time. Partition p is the lease "{name}.{p}"; a node contends
- * only for the partitions rendezvous hashing assigns to it (QSimbaPartitionAssignment).
- * Every member must use the same number of partitions. Owned by the client; thread-affine.
- */
 class QSIMBACORE_EXPORT QSimbaPartitionGroup : public QObject
 {
     Q_OBJECT

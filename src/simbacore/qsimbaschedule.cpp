@@ -7,6 +7,10 @@
 /*!
     \class QSimbaSchedule
     \brief A fixed-delay or fixed-rate schedule for leader work.
+
+    When a schedule runs its work inside a term: fixedDelay (from the end of one run to the
+    start of the next) or fixedRate (between scheduled starts; an overrun skips the missed
+    starts), after initialDelay from the start of each term. Plain value; reentrant.
 */
 
 QSimbaSchedule::QSimbaSchedule(Mode mode, Duration period, Duration initialDelay)

@@ -7,11 +7,6 @@
 
 #include <chrono>
 
-/*
- * When a schedule runs its work inside a term: fixedDelay (from the end of one run to the
- * start of the next) or fixedRate (between scheduled starts; an overrun skips the missed
- * starts), after initialDelay from the start of each term. Plain value; reentrant.
- */
 class QSIMBACORE_EXPORT QSimbaSchedule
 {
     Q_GADGET

@@ -9,6 +9,9 @@
 /*!
     \class QSimbaSessionId
     \brief The id of a backend session; never reused.
+
+    The id of a backend session. Never reused: generate() makes a fresh random id; backends
+    that mint their own ids wrap them with of(). Plain value; reentrant.
 */
 
 QSimbaSessionId QSimbaSessionId::generate()

@@ -8,10 +8,6 @@
 #include <QtCore/QMetaType>
 #include <QtCore/QString>
 
-/*
- * The id of a backend session. Never reused: generate() makes a fresh random id; backends
- * that mint their own ids wrap them with of(). Plain value; reentrant.
- */
 class QSIMBACORE_EXPORT QSimbaSessionId
 {
 public:

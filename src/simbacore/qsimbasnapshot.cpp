@@ -6,8 +6,26 @@
 #include <QtCore/QJsonArray>
 
 /*!
+    \class QSimbaGroupSnapshot
+    \brief A partition group of the client: its members and the partitions assigned to this client.
+*/
+
+/*!
+    \class QSimbaSessionSnapshot
+    \brief The session part of a QSimbaSnapshot: its id, status and time left. A plain value;
+    reentrant.
+*/
+
+/*!
+    \class QSimbaElectionSnapshot
+    \brief One started election, lock or partition of a QSimbaSnapshot. A plain value; reentrant.
+*/
+
+/*!
     \class QSimbaSnapshot
     \brief A client's session and elections at one moment (QSimba::snapshot()).
+
+    Read without calling the backend. A plain value; reentrant.
 */
 
 static qint64 toMs(std::chrono::nanoseconds d)

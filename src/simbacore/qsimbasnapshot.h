@@ -10,10 +10,6 @@
 
 #include <chrono>
 
-/*
- * A client's state at one moment, read without calling the backend: the session and every
- * started election. Plain values; reentrant.
- */
 class QSIMBACORE_EXPORT QSimbaSessionSnapshot
 {
     Q_GADGET
@@ -45,7 +41,6 @@ public:
     friend bool operator==(const QSimbaElectionSnapshot &, const QSimbaElectionSnapshot &) = default;
 };
 
-//! A partition group of the client: its members and the partitions assigned to this client.
 class QSIMBACORE_EXPORT QSimbaGroupSnapshot
 {
     Q_GADGET

@@ -85,6 +85,10 @@ static void closeQuietly(QSimbaTaskStopper &stopper, const char *what)
 /*!
     \class QSimbaLeaderTask
     \brief Leader work bound to an election; RAII.
+
+    Leader work bound to an election (runWhileLeader or schedule). RAII: the destructor
+    closes it. stop() stops the election and completes once the current work exited (or ran
+    out of time) and the lease is released. Thread-affine, like its election.
 */
 QSimbaLeaderTask::QSimbaLeaderTask(QSimbaElection *election, std::unique_ptr<QSimbaTaskStopper> stopper)
     : m_election(election), m_stopper(std::move(stopper))
@@ -146,6 +150,11 @@ std::unique_ptr<QSimbaLeaderTask> QSimbaElectionTasks::start(QSimbaElection *ele
 /*!
     \class QSimbaPartitionGroup
     \brief Partitions spread over the live members of a group.
+
+    A partition group: `partitions` partitions spread over the live members of the group,
+    each on exactly one node at a time. Partition p is the lease "{name}.{p}"; a node contends
+    only for the partitions rendezvous hashing assigns to it (QSimbaPartitionAssignment).
+    Every member must use the same number of partitions. Owned by the client; thread-affine.
 */
 QSimbaPartitionGroup::QSimbaPartitionGroup(QSimba *client, const QString &name, int partitions)
     : QObject(client), m_client(client), m_name(name), m_partitions(partitions)
@@ -198,6 +207,10 @@ std::unique_ptr<QSimbaGroupTask> QSimbaPartitionGroup::start(Work work, std::opt
 /*!
     \class QSimbaGroupTask
     \brief Partition work of a group on this node; RAII.
+
+    Partition work of a group on this node (runWhileLeader or schedule). RAII: the destructor
+    closes it. stop() leaves the group and completes once every partition handed over,
+    including ones an earlier view moved away that are still handing over.
 */
 QSimbaGroupTask::QSimbaGroupTask(QSimbaPartitionGroup *group, std::unique_ptr<QSimbaTaskStopper> stopper)
     : m_group(group), m_stopper(std::move(stopper))

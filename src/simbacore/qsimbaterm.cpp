@@ -13,6 +13,9 @@
     A term is valid while it is not revoked and the session's local deadline (computed from
     the last renewal, DESIGN.md §2) has not passed. isValid() reads the ticker itself, so a
     term turns invalid at its deadline even before the engine notices.
+
+    One term of a lease: from the acquire that granted it to its revocation. Every copy sees
+    the same term. Thread-safe: any thread may read it and wait on revoked().
 */
 
 QSimbaTermPrivate::QSimbaTermPrivate(const QSimbaLeaseName &n, qint64 t, std::shared_ptr<QSimbaTicker> tk,

@@ -12,10 +12,6 @@
 
 class QSimbaTermPrivate;
 
-/*
- * One term of a lease: from the acquire that granted it to its revocation. Every copy sees
- * the same term. Thread-safe: any thread may read it and wait on revoked().
- */
 class QSIMBACORE_EXPORT QSimbaTerm
 {
     Q_GADGET

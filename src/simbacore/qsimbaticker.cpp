@@ -4,8 +4,18 @@
 #include <ctime>
 
 /*!
+    \class QSimbaManualTicker
+    \brief A ticker for tests: starts at \a start and advances only through advance() or set().
+    Thread-safe.
+*/
+
+/*!
     \class QSimbaTicker
     \brief The monotonic clock QSimba measures local deadlines with.
+
+    A monotonic clock in nanoseconds: the only local time QSimba reads. Thread-safe.
+    system() is the boot-time clock (it counts time the host spent suspended; CLOCK_BOOTTIME
+    on Linux, the steady clock elsewhere); QSimbaManualTicker moves only when told to (tests).
 */
 
 QSimbaTicker::~QSimbaTicker() = default;

@@ -9,11 +9,6 @@
 #include <chrono>
 #include <memory>
 
-/*
- * A monotonic clock in nanoseconds: the only local time QSimba reads. Thread-safe.
- * system() is the boot-time clock (it counts time the host spent suspended; CLOCK_BOOTTIME
- * on Linux, the steady clock elsewhere); QSimbaManualTicker moves only when told to (tests).
- */
 class QSIMBACORE_EXPORT QSimbaTicker
 {
 public:
@@ -24,10 +19,6 @@ public:
     static std::shared_ptr<QSimbaTicker> system();
 };
 
-/*
- * A ticker for tests: starts at \a start and advances only through advance() or set().
- * Thread-safe.
- */
 class QSIMBACORE_EXPORT QSimbaManualTicker final : public QSimbaTicker
 {
 public:

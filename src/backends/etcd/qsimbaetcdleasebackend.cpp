@@ -31,6 +31,17 @@
     the cause.
 
     Not thread-safe: one thread calls one instance at a time; the calls block.
+
+    Leases kept in etcd v3 (3.4 and later), through its JSON gateway (/v3/…) over one
+    keep-alive HTTP connection (libcurl). A QSimba session is an etcd lease: its id is the
+    lease id, its remaining time the lease's TTL on the etcd leader's clock, and every key the
+    session writes (its lease names, its group memberships) is attached to that lease, so etcd
+    itself deletes them when the session expires. A lease name is acquired by one
+    transaction comparing its key's create revision with 0; its token is that revision.
+    Hints come from a watch on the prefix. See docs/backend-etcd.md.
+
+    Thread-affine like every backend: one thread calls it, one call at a time. Hint listeners
+    run on the subscription's own thread.
 */
 
 using namespace std::chrono;

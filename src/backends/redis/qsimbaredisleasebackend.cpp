@@ -37,6 +37,13 @@
     each command are bounded by Options::connectTimeout and Options::commandTimeout.
 
     Not thread-safe: one thread calls one instance at a time; the calls block.
+
+    The Redis backend: leases in a Redis 7 server, reached through hiredis. Every SPI call
+    is one Lua script judged on the server's clock (TIME); all keys share one hash tag.
+    Hints arrive through Pub/Sub on a second connection. See docs/backend-redis.md.
+
+    Thread-affine like every backend: one instance is used by one thread at a time (the
+    engine's "simba-backend" thread). Hint listeners run on the subscription's own thread.
 */
 
 using namespace std::chrono;

@@ -12,14 +12,6 @@
 
 class QSimbaRedisLeaseBackendPrivate;
 
-/*
- * The Redis backend: leases in a Redis 7 server, reached through hiredis. Every SPI call
- * is one Lua script judged on the server's clock (TIME); all keys share one hash tag.
- * Hints arrive through Pub/Sub on a second connection. See docs/backend-redis.md.
- *
- * Thread-affine like every backend: one instance is used by one thread at a time (the
- * engine's "simba-backend" thread). Hint listeners run on the subscription's own thread.
- */
 class QSIMBAREDIS_EXPORT QSimbaRedisLeaseBackend final : public QSimbaLeaseBackend
 {
 public:

@@ -12,18 +12,6 @@
 
 class QSimbaSqlLeaseBackendPrivate;
 
-/*
- * Leases in an SQL database through QSqlDatabase: SQLite (QSQLITE, one file shared by the
- * processes of one host), PostgreSQL (QPSQL) and MySQL/MariaDB (QMYSQL). The backend reads
- * the schema version first and creates or migrates its tables only when they are missing or
- * older (so a role with only SELECT/INSERT/UPDATE/DELETE works on tables created
- * beforehand); every time is the database's clock. docs/backend-sql.md has the schema, the
- * URLs, TLS, the timeouts and what bounds each call, and what each database needs.
- *
- * Thread-affine: the connection is opened lazily by the first SPI call and used only on the
- * thread of that call; a call from another thread throws QSimbaIllegalStateError. Destroy the
- * backend on that thread, or after that thread has finished.
- */
 class QSIMBASQL_EXPORT QSimbaSqlLeaseBackend final : public QSimbaLeaseBackend
 {
 public:

@@ -46,6 +46,15 @@
     Thread-affine: called from one thread, one call at a time. Every call (connecting
     included) blocks at most the configured timeout, and throws QSimbaBackendError on a
     ZooKeeper failure.
+
+    Leases kept in ZooKeeper (through the multi-threaded C client). A QSimba session is a
+    znode whose liveness is its last keepAlive write, judged by ZooKeeper's own mtimes; the
+    ZooKeeper session of the C client never keeps a QSimba session alive. Tokens are the
+    zxids of the granting writes. See the README section "ZooKeeper backend" for the znode
+    layout and the time model.
+
+    Thread-affine like every backend: one thread calls it, one call at a time. Hints are
+    published on the C client's completion thread.
 */
 
 using namespace std::chrono;

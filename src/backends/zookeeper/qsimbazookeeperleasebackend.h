@@ -13,16 +13,6 @@
 
 class QSimbaZookeeperConnection;
 
-/*
- * Leases kept in ZooKeeper (through the multi-threaded C client). A QSimba session is a
- * znode whose liveness is its last keepAlive write, judged by ZooKeeper's own mtimes; the
- * ZooKeeper session of the C client never keeps a QSimba session alive. Tokens are the
- * zxids of the granting writes. See the README section "ZooKeeper backend" for the znode
- * layout and the time model.
- *
- * Thread-affine like every backend: one thread calls it, one call at a time. Hints are
- * published on the C client's completion thread.
- */
 class QSIMBAZOOKEEPER_EXPORT QSimbaZookeeperLeaseBackend final : public QSimbaLeaseBackend
 {
 public:

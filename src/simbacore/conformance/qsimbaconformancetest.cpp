@@ -14,6 +14,10 @@
 
     Every test uses lease names unique to this run, so a server's state from earlier runs
     never matters. Sessions a test opens are closed in cleanup().
+
+    The conformance suite every QSimbaLeaseBackend passes (the LeaseBackendSpec analogue):
+    one test function at least per rule of the SPI. A backend's test builds it with a
+    Fixture and runs it with QTest::qExec.
 */
 
 using namespace std::chrono;

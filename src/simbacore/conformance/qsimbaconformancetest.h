@@ -11,11 +11,6 @@
 
 class QSimbaLeaseBackend;
 
-/*
- * The conformance suite every QSimbaLeaseBackend passes (the LeaseBackendSpec analogue):
- * one test function at least per rule of the SPI. A backend's test builds it with a
- * Fixture and runs it with QTest::qExec.
- */
 class QSIMBACONFORMANCE_EXPORT QSimbaConformanceTest : public QObject
 {
     Q_OBJECT

@@ -13,6 +13,17 @@
 /*!
     \class QSimbaMemoryLeaseBackend
     \brief Leases in this process's memory, with fault injection for tests.
+
+    The in-memory backend: leases kept in this process, for tests and single-process use.
+    Instances built with the same store name share one store for the life of the process
+    (so tokens survive a new instance); an empty name makes a private store. The store's
+    clock is the ticker it was created with.
+
+    Fault injection (thread-safe, affects every instance of the store): failNext(),
+    delayNext(), pause()/resume(), expireSession(), setDropHints(), setMaxLease().
+
+    Thread-safe: the store is guarded by a mutex; hints are published on the calling thread
+    after the store is unlocked.
 */
 
 using namespace std::chrono;
