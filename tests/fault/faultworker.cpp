@@ -14,6 +14,8 @@
 // While a term is valid it writes its token to the fenced table of FENCE_DB (an SQLite
 // file) every 100 ms; the table accepts a write only if its token is at least the highest
 // one it accepted for that name, and keeps every write with its verdict.
+// With QSIMBA_FAULT_BROKEN_WORKER set it is a deliberately wrong client (the runner's
+// --self-test): it uses each term for a lease longer than the term was valid.
 #include "qsimba.h"
 #include "qsimbabackendfactory.h"
 #include "qsimbaerror.h"
@@ -106,8 +108,10 @@ struct Record
 class Terms
 {
 public:
-    Terms()
-        : m_thread([this] {
+    //! \a broken > 0: a deliberately wrong client, for the suite's self-test: it goes on using
+    //! each term for \a broken ns after the term stopped being valid.
+    explicit Terms(qint64 broken)
+        : m_broken(broken), m_thread([this] {
               while (!m_stop.load()) {
                   sample();
                   std::this_thread::sleep_for(2ms);
@@ -152,8 +156,10 @@ public:
     {
         std::lock_guard lock(m_mutex);
         QList<QSimbaTerm> terms;
+        const qint64 now = monotonicNs();
         for (const auto &r : m_records) {
-            if (r->term.isValid())
+            const qint64 revokedAt = r->revokedAt.load();
+            if (r->term.isValid() || (m_broken && revokedAt && now < std::min(revokedAt, r->deadline.load()) + m_broken))
                 terms << r->term;
         }
         return terms;
@@ -171,10 +177,14 @@ public:
                 ++it;
                 continue;
             }
+            const qint64 end = std::min(revokedAt, r.deadline.load()) + m_broken;
+            if (monotonicNs() < end) {
+                ++it;
+                continue;
+            }
             const auto f = r.term.revoked();
             const QString reason = f.isFinished() && f.resultCount() > 0 ? QSimbaTerm::reasonName(f.result())
                                                                          : QStringLiteral("RELEASING");
-            const qint64 end = std::min(revokedAt, r.deadline.load());
             emitLine(QStringLiteral("END %1 %2 %3 %4 %5 %6 %7")
                          .arg(r.term.name().toString())
                          .arg(r.term.token())
@@ -197,6 +207,7 @@ private:
         }
     }
 
+    const qint64 m_broken;
     mutable std::mutex m_mutex;
     std::vector<std::shared_ptr<Record>> m_records;
     std::atomic<bool> m_stop{false};
@@ -215,7 +226,8 @@ class Worker : public QObject
 {
 public:
     Worker(const QStringList &args)
-        : m_id(args.at(3)), m_random(args.at(6).toUInt())
+        : m_id(args.at(3)), m_random(args.at(6).toUInt()),
+          m_terms(qEnvironmentVariableIsSet("QSIMBA_FAULT_BROKEN_WORKER") ? args.at(4).toLongLong() * 1'000'000 : 0)
     {
         const milliseconds lease(args.at(4).toLongLong());
         m_fence = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("fence"));
@@ -283,7 +295,7 @@ private:
     {
         for (const QSimbaTerm &term : m_terms.valid()) {
             const qint64 at = monotonicNs();
-            if (!term.isValid())
+            if (!term.isValid() && !qEnvironmentVariableIsSet("QSIMBA_FAULT_BROKEN_WORKER"))
                 continue;
             QSqlQuery q(m_fence);
             q.prepare(QStringLiteral("INSERT INTO writes(name, token, worker, at, accepted) SELECT :n, :t, :w, :at, "
