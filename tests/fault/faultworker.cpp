@@ -16,6 +16,7 @@
 // one it accepted for that name, and keeps every write with its verdict.
 // With QSIMBA_FAULT_BROKEN_WORKER set it is a deliberately wrong client (the runner's
 // --self-test): it uses each term for a lease longer than the term was valid.
+#include "monotonic.h"
 #include "qsimba.h"
 #include "qsimbabackendfactory.h"
 #include "qsimbaerror.h"
@@ -37,20 +38,12 @@
 #include <mutex>
 #include <random>
 #include <thread>
-#include <time.h>
 #include <unistd.h>
 
 using namespace std::chrono;
 using namespace std::chrono_literals;
 
 namespace {
-
-qint64 monotonicNs()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return qint64(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 std::mutex outputMutex;
 
