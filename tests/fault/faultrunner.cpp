@@ -8,6 +8,7 @@
 // Prints a table backend × fault × runs × violations × recovery; exits 1 on a violation
 // that is not a listed known failure. --help lists the options; --seed N replays a run.
 #include "mariadbserver.h"
+#include "monotonic.h"
 #include "postgresserver.h"
 #include "qsimbabackendfactory.h"
 #include "redisserver.h"
@@ -24,6 +25,8 @@
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QTextStream>
 #include <QtCore/QTimer>
+#include <QtNetwork/QHostAddress>
+#include <QtNetwork/QTcpSocket>
 #include <QtSql/QSqlDatabase>
 #include <QtSql/QSqlError>
 #include <QtSql/QSqlQuery>
@@ -32,20 +35,12 @@
 #include <csignal>
 #include <map>
 #include <random>
-#include <time.h>
 
 using namespace std::chrono;
 
 namespace {
 
 QTextStream out(stdout);
-
-qint64 monotonicNs()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return qint64(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 void say(const QString &line)
 {
@@ -97,12 +92,33 @@ void signalTree(qint64 pid, int sig)
         ::kill(pid_t(p), sig);
 }
 
-// Exposes a fixture's server process id, to freeze the server with its children.
+// Exposes a fixture's server process, to freeze the server with its children, and restarts
+// a server whose fixture has no restart(): the same program with the same arguments (same
+// port, same data) after a clean shutdown by \a sig, ready when its port accepts.
 template<class Server>
 class Exposed : public Server
 {
 public:
     qint64 pid() const { return this->m_process ? this->m_process->processId() : 0; }
+
+    bool restartProcess(int sig)
+    {
+        if (!this->isRunning())
+            return false;
+        const QString program = this->m_process->program();
+        const QStringList args = this->m_process->arguments();
+        ::kill(pid_t(pid()), sig);
+        if (!this->m_process->waitForFinished(20000)) {
+            this->m_process->kill();
+            this->m_process->waitForFinished(5000);
+        }
+        const quint16 port = this->port();
+        return this->launch(program, args, [port] {
+            QTcpSocket socket;
+            socket.connectToHost(QHostAddress::LocalHost, port);
+            return socket.waitForConnected(200);
+        });
+    }
 };
 
 struct Interval
@@ -135,11 +151,12 @@ QList<Fault> faultsOf(const QString &backend)
 {
     if (backend == QLatin1String("sqlite"))
         return {Fault::KillLeader, Fault::StopLeader};
-    QList<Fault> f{Fault::KillLeader, Fault::StopLeader, Fault::StopServer, Fault::ProxyCut, Fault::ProxyDelay, Fault::ProxyReset};
+    QList<Fault> f{Fault::KillLeader, Fault::StopLeader, Fault::StopServer, Fault::RestartServer,
+                   Fault::ProxyCut, Fault::ProxyDelay, Fault::ProxyReset};
     if (backend == QLatin1String("redis"))
-        f << Fault::RestartServer << Fault::RedisFlushAll;
+        f << Fault::RedisFlushAll;
     if (backend == QLatin1String("zookeeper"))
-        f << Fault::RestartServer << Fault::ZkExpire;
+        f << Fault::ZkExpire;
     return f;
 }
 
@@ -230,42 +247,32 @@ private:
             return true;
         }
         if (m_backend == QLatin1String("postgres")) {
-            auto s = std::make_unique<Exposed<PostgresServer>>();
-            if (!s->start())
-                return failed(s->errorString());
-            port = s->port();
+            auto *s = launch<PostgresServer>(port);
+            if (!s)
+                return false;
             direct = s->url().toString();
-            m_serverPid = [p = s.get()] { return p->pid(); };
-            m_server = std::move(s);
+            m_restart = [s] { return s->restartProcess(SIGINT); }; // PostgreSQL's fast shutdown
         } else if (m_backend == QLatin1String("mariadb")) {
-            auto s = std::make_unique<Exposed<MariaDbServer>>();
-            if (!s->start())
-                return failed(s->errorString());
-            port = s->port();
+            auto *s = launch<MariaDbServer>(port);
+            if (!s)
+                return false;
             direct = s->url().toString();
-            m_serverPid = [p = s.get()] { return p->pid(); };
-            m_server = std::move(s);
+            m_restart = [s] { return s->restartProcess(SIGTERM); };
         } else if (m_backend == QLatin1String("redis")) {
-            auto s = std::make_unique<Exposed<RedisServer>>();
-            if (!s->start())
-                return failed(s->errorString());
-            port = s->port();
+            auto *s = launch<RedisServer>(port);
+            if (!s)
+                return false;
             // maxLease = the lease: after a loss of data (FLUSHALL, a restart) the backend
             // grants nothing for maxLease (docs/backend-redis.md), which the bound includes.
             direct = s->url().toString() + QStringLiteral("?maxLease=%1ms").arg(m_o.leaseMs);
-            m_serverPid = [p = s.get()] { return p->pid(); };
-            m_restart = [p = s.get()] { return p->restart(); };
-            m_flushAll = [p = s.get()] { return p->cli({QStringLiteral("FLUSHALL")}) == 0; };
-            m_server = std::move(s);
+            m_restart = [s] { return s->restart(); };
+            m_flushAll = [s] { return s->cli({QStringLiteral("FLUSHALL")}) == 0; };
         } else if (m_backend == QLatin1String("zookeeper")) {
-            auto s = std::make_unique<Exposed<ZookeeperServer>>();
-            if (!s->start())
-                return failed(s->errorString());
-            port = s->port();
+            auto *s = launch<ZookeeperServer>(port);
+            if (!s)
+                return false;
             direct = QStringLiteral("zookeeper://%1/simba-fault?sessionTimeout=%2ms").arg(s->hostPort()).arg(zkSessionMs());
-            m_serverPid = [p = s.get()] { return p->pid(); };
-            m_restart = [p = s.get()] { return p->restart(); };
-            m_server = std::move(s);
+            m_restart = [s] { return s->restart(); };
         } else {
             return failed(QStringLiteral("unknown backend"));
         }
@@ -275,6 +282,22 @@ private:
         m_directUrl = direct;
         m_url = QString(direct).replace(QStringLiteral(":%1").arg(port), QStringLiteral(":%1").arg(m_proxy->port()));
         return true;
+    }
+
+    // Starts the fixture of Server; null (with m_serverError) when it did not start.
+    template<class Server>
+    Exposed<Server> *launch(quint16 &port)
+    {
+        auto s = std::make_unique<Exposed<Server>>();
+        Exposed<Server> *server = s.get();
+        if (!s->start()) {
+            failed(s->errorString());
+            return nullptr;
+        }
+        port = s->port();
+        m_serverPid = [server] { return server->pid(); };
+        m_server = std::move(s);
+        return server;
     }
 
     int zkSessionMs() const { return 2 * m_o.leaseMs; }
@@ -348,6 +371,8 @@ private:
             const auto f = line.split(QLatin1Char(' '));
             if (f.first() == QLatin1String("BEGIN") && f.size() == 5) {
                 w.open[{f.at(2), f.at(3).toLongLong()}] = Interval{f.at(2), f.at(3).toLongLong(), f.at(4).toLongLong(), 0, w.id, {}};
+                if (f.at(2) == QLatin1String("lock"))
+                    m_lockTaken = std::max(m_lockTaken, f.at(4).toLongLong());
                 remember(w, line);
             } else if (f.first() == QLatin1String("END") && f.size() == 8) {
                 m_intervals << Interval{f.at(1), f.at(2).toLongLong(), f.at(3).toLongLong(), f.at(4).toLongLong(), w.id, f.at(5)};
@@ -407,7 +432,8 @@ private:
             if (!holderOf(QStringLiteral("parts.%1").arg(p)))
                 m << QStringLiteral("parts.%1").arg(p);
         }
-        QString text = QStringLiteral("nobody holds %1").arg(m.join(QStringLiteral(", ")));
+        QString text = m.isEmpty() ? QStringLiteral("the lock was not acquired again")
+                                   : QStringLiteral("nobody holds %1").arg(m.join(QStringLiteral(", ")));
         for (const auto &w : m_workers)
             text += QLatin1Char('\n') + lastLines(w->id);
         return text;
@@ -578,9 +604,11 @@ private:
         // quiet period (maxLease).
         r.boundMs = duration + lease + 2 * renew + 1500 + (m_backend == QLatin1String("zookeeper") ? zkSessionMs() : 0)
             + (m_backend == QLatin1String("redis") && (fault == Fault::RestartServer || fault == Fault::RedisFlushAll) ? lease : 0);
+        // Recovered: a leader, an owner of every partition, and the lock taken after the fault.
+        const qint64 healed = monotonicNs();
         const bool recovered = waitFor([&] {
             observe();
-            return steady();
+            return steady() && m_lockTaken > healed;
         }, r.boundMs * 3);
         const auto since = [&](qint64 lost, qint64 back) { return !lost ? 0 : back ? (back - injected) / 1'000'000 : -1; };
         r.recoveryMs = recovered ? since(m_watch.allLost, m_watch.allBack) : -1;
@@ -767,6 +795,7 @@ private:
     std::function<bool()> m_restart, m_flushAll;
     std::vector<std::unique_ptr<Worker>> m_workers;
     int m_spawned = 0;
+    qint64 m_lockTaken = 0; // when the lock was last acquired
     QList<Interval> m_intervals;
     QList<CaseResult> m_cases;
     QStringList m_unexpectedExits, m_finalViolations;
