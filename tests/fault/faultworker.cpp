@@ -283,22 +283,28 @@ private:
         });
     }
 
-    // One fenced write per valid term: accepted only if no higher token was accepted.
+    // One fenced write per valid term: accepted only if no higher token was accepted. The
+    // write leaves 0–30 ms after the check, as a slow client's would: a worker frozen in
+    // between writes late, and the fence must reject it once a newer holder wrote.
     void write()
     {
         for (const QSimbaTerm &term : m_terms.valid()) {
             const qint64 at = monotonicNs();
             if (!term.isValid() && !qEnvironmentVariableIsSet("QSIMBA_FAULT_BROKEN_WORKER"))
                 continue;
-            QSqlQuery q(m_fence);
-            q.prepare(QStringLiteral("INSERT INTO writes(name, token, worker, at, accepted) SELECT :n, :t, :w, :at, "
-                                     ":t >= COALESCE((SELECT MAX(token) FROM writes WHERE name = :n AND accepted), 0)"));
-            q.bindValue(QStringLiteral(":n"), term.name().toString());
-            q.bindValue(QStringLiteral(":t"), term.token());
-            q.bindValue(QStringLiteral(":w"), m_id);
-            q.bindValue(QStringLiteral(":at"), at);
-            if (!q.exec())
-                emitLine(QStringLiteral("LOG fenced write failed: ") + q.lastError().text());
+            const QString name = term.name().toString();
+            const qint64 token = term.token();
+            QTimer::singleShot(std::uniform_int_distribution<int>(0, 30)(m_random), this, [this, name, token, at] {
+                QSqlQuery q(m_fence);
+                q.prepare(QStringLiteral("INSERT INTO writes(name, token, worker, at, accepted) SELECT :n, :t, :w, :at, "
+                                         ":t >= COALESCE((SELECT MAX(token) FROM writes WHERE name = :n AND accepted), 0)"));
+                q.bindValue(QStringLiteral(":n"), name);
+                q.bindValue(QStringLiteral(":t"), token);
+                q.bindValue(QStringLiteral(":w"), m_id);
+                q.bindValue(QStringLiteral(":at"), at);
+                if (!q.exec())
+                    emitLine(QStringLiteral("LOG fenced write failed: ") + q.lastError().text());
+            });
         }
     }
 
