@@ -263,7 +263,7 @@ private:
             try {
                 held = std::make_shared<QSimbaLockTerm>(f.takeResult());
                 m_terms.add(QStringLiteral("lock"), held->term());
-            } catch (const QSimbaError &) {
+            } catch (...) { // a timeout, a closed client: try again (below) unless closing
             }
             QMetaObject::invokeMethod(this, [this, held] {
                 if (!held) {
