@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "mariadbserver.h"
 
+#include <QtCore/QDir>
+
 MariaDbServer::MariaDbServer() : TestServer(QStringLiteral("mariadb")) {}
 
 QUrl MariaDbServer::url(const QString &query) const
@@ -24,10 +26,16 @@ bool MariaDbServer::start()
     if (!m_dir.isValid())
         return fail(QStringLiteral("cannot create a temporary directory: ") + m_dir.errorString());
     const QString data = dir() + QStringLiteral("/data");
+    // Its own temporary directory: servers bootstrapped at once by parallel tests must not
+    // meet in /tmp (seen: "Could not remove temporary table '/tmp/#sql-temptable-…'").
+    const QString tmp = dir() + QStringLiteral("/tmp");
+    if (!QDir().mkpath(tmp))
+        return fail(QStringLiteral("cannot create ") + tmp);
     QString output;
     if (run(QStringLiteral("mariadb-install-db"),
             {QStringLiteral("--no-defaults"), QStringLiteral("--datadir=") + data, QStringLiteral("--user=root"),
-             QStringLiteral("--auth-root-authentication-method=normal"), QStringLiteral("--skip-test-db")},
+             QStringLiteral("--auth-root-authentication-method=normal"), QStringLiteral("--skip-test-db"),
+             QStringLiteral("--tmpdir=") + tmp},
             &output)
         != 0)
         return fail(QStringLiteral("mariadb-install-db failed: ") + output);
@@ -40,7 +48,7 @@ bool MariaDbServer::start()
         QStringList{QStringLiteral("--no-defaults"), QStringLiteral("--datadir=") + data, QStringLiteral("--socket=") + socket(),
          QStringLiteral("--port=") + QString::number(port()), QStringLiteral("--bind-address=127.0.0.1"),
          QStringLiteral("--user=root"), QStringLiteral("--skip-log-bin"), QStringLiteral("--skip-name-resolve"),
-         QStringLiteral("--pid-file=") + dir() + QStringLiteral("/mariadb.pid"),
+         QStringLiteral("--pid-file=") + dir() + QStringLiteral("/mariadb.pid"), QStringLiteral("--tmpdir=") + tmp,
          QStringLiteral("--innodb-buffer-pool-size=32M"), QStringLiteral("--innodb-flush-log-at-trx-commit=2")}
             + tls,
         [&] {
