@@ -7,11 +7,12 @@
 #   - the partitioned-job example (two nodes sharing the group "billing" of 8 partitions).
 # When simbactl serves the operator endpoint (--http), each elect worker gets one and the
 # monitor watches those endpoints too. Everything stops when the monitor window closes.
-#   scripts/monitor-demo.sh [BUILD_DIR]      (default: build; build it first with
-#   cmake --build build -j2 --target simba-monitor simbactl partitioned-job)
+# Like scripts/demo.sh it installs what is missing and builds first.
+#   scripts/monitor-demo.sh [BUILD_DIR]      (default: build)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=$(cd "${1:-$root/build}" && pwd)
+"$root/scripts/build.sh" "${1:-build}"
+build=$(cd "$root/${1:-build}" && pwd)
 simbactl=$build/src/tools/simbactl/simbactl
 monitor=$build/src/monitor/simba-monitor
 job=$build/examples/partitioned-job/partitioned-job
@@ -31,7 +32,14 @@ trap cleanup EXIT INT TERM
 
 http=0
 if "$simbactl" elect --help 2>&1 | grep -q -- '--http'; then http=1; fi
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# A loopback port nothing listens on (bash's /dev/tcp: no other tool needed).
+free_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 20000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+  done
+}
 
 # Each worker runs in a loop of its own that stops its child when stopped.
 supervise() { # $1: seconds between restarts (0: never), then the command
