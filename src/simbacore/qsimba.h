@@ -20,12 +20,6 @@ class QSimbaLeaseBackend;
 class QSimbaTicker;
 class QSimbaPrivate;
 
-/*
- * A QSimba client: one backend session, with every election, lock and group of the process
- * attached to it. Thread-affine: create and use it on one thread (its owner), which runs an
- * event loop when callbacks are delivered there (the default). The engine and the backend
- * run on threads of their own ("simba-engine", "simba-backend").
- */
 class QSIMBACORE_EXPORT QSimba : public QObject
 {
     Q_OBJECT
