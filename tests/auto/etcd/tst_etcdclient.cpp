@@ -6,6 +6,7 @@
 #include "qsimba.h"
 #include "qsimbaerror.h"
 #include "qsimbaetcdleasebackend.h"
+#include "termwatch.h"
 
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QTimer>
@@ -24,24 +25,17 @@ private Q_SLOTS:
 
 private:
     std::unique_ptr<QSimba> client(const QStringList &endpoints);
-    void watch(QSimbaElection *election, const QString &who);
-    //! How many of the terms handed out so far are valid now.
-    int validTerms() const;
-    void startMonitor();
     //! a's and b's elections of "leader", watched: a leads, b is a candidate.
     std::pair<QSimbaElection *, QSimbaElection *> contend(QSimba &a, QSimba &b);
 
     // etcd's lease unit is a second; the test servers' minimum TTL is 1 s.
     QSimbaConfig m_config = QSimbaConfig::builder().leaseDuration(1s).build();
-    QList<std::pair<QString, QSimbaTerm>> m_terms;
-    int m_overlaps = 0;
-    QTimer m_monitor;
+    TermWatch m_watch;
 };
 
 void tst_EtcdClient::init()
 {
-    m_terms.clear();
-    m_overlaps = 0;
+    m_watch.clear();
 }
 
 std::unique_ptr<QSimba> tst_EtcdClient::client(const QStringList &endpoints)
@@ -54,43 +48,13 @@ std::unique_ptr<QSimba> tst_EtcdClient::client(const QStringList &endpoints)
     return QSimba::builder().backend(std::make_unique<QSimbaEtcdLeaseBackend>(o)).config(m_config).build();
 }
 
-int tst_EtcdClient::validTerms() const
-{
-    const int n = int(std::count_if(m_terms.cbegin(), m_terms.cend(), [](const auto &t) { return t.second.isValid(); }));
-    if (n > 1)
-        for (const auto &[who, term] : m_terms)
-            qWarning("%s: token %lld, valid %d, %lld ms left", qPrintable(who), term.token(), term.isValid(),
-                     qint64(std::chrono::duration_cast<std::chrono::milliseconds>(term.remaining()).count()));
-    return n;
-}
-
-void tst_EtcdClient::watch(QSimbaElection *election, const QString &who)
-{
-    connect(election, &QSimbaElection::elected, this, [this, who](const QSimbaTerm &term) {
-        m_terms.append({who, term});
-        if (validTerms() > 1)
-            ++m_overlaps;
-    });
-}
-
-// Checks continuously (every 2 ms) that at most one term is valid.
-void tst_EtcdClient::startMonitor()
-{
-    m_monitor.disconnect();
-    connect(&m_monitor, &QTimer::timeout, this, [this] {
-        if (validTerms() > 1)
-            ++m_overlaps;
-    });
-    m_monitor.start(2);
-}
-
 std::pair<QSimbaElection *, QSimbaElection *> tst_EtcdClient::contend(QSimba &a, QSimba &b)
 {
     auto *ea = a.election(QStringLiteral("leader"));
     auto *eb = b.election(QStringLiteral("leader"));
-    watch(ea, QStringLiteral("a"));
-    watch(eb, QStringLiteral("b"));
-    startMonitor();
+    m_watch.watch(ea, QStringLiteral("a"));
+    m_watch.watch(eb, QStringLiteral("b"));
+    m_watch.startMonitor(); // checks every 2 ms that at most one term is valid
     ea->start();
     // The status (Leader) arrives before the term (elected): wait for both.
     if (!QTest::qWaitFor([&] { return ea->status() == QSimbaElection::Status::Leader && ea->currentTerm().isValid(); },
@@ -126,8 +90,8 @@ void tst_EtcdClient::handoverThroughTheHint()
     qInfo("stop() -> other client elected: %lld ms", handover);
     QTRY_VERIFY(stopped.isFinished());
     QVERIFY(eb->currentTerm().token() > ta);
-    m_monitor.stop();
-    QCOMPARE(m_overlaps, 0);
+    m_watch.stopMonitor();
+    QCOMPARE(m_watch.overlaps(), 0);
     auto stopB = eb->stop();
     QTRY_VERIFY(stopB.isFinished());
 }
@@ -161,11 +125,11 @@ void tst_EtcdClient::memberLossKeepsOneValidTerm()
     QTRY_VERIFY_WITH_TIMEOUT(sinceKill.elapsed() > 2500 && leader(), 15000);
     const qint64 after = leader()->currentTerm().token();
     qInfo("after the kill: %s leads with token %lld (before: a with %lld); %lld terms in all",
-          leader() == ea ? "a" : "b", after, before, qint64(m_terms.size()));
+          leader() == ea ? "a" : "b", after, before, qint64(m_watch.terms().size()));
     QVERIFY(after >= before);
-    m_monitor.stop();
-    QCOMPARE(m_overlaps, 0);
-    QVERIFY(validTerms() <= 1);
+    m_watch.stopMonitor();
+    QCOMPARE(m_watch.overlaps(), 0);
+    QVERIFY(m_watch.validTerms() <= 1);
     auto stopA = ea->stop(), stopB = eb->stop();
     QTRY_VERIFY_WITH_TIMEOUT(stopA.isFinished() && stopB.isFinished(), 5000);
 }

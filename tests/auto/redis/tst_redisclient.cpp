@@ -6,6 +6,7 @@
 #include "qsimbaerror.h"
 #include "qsimbaredisleasebackend.h"
 #include "redisserver.h"
+#include "termwatch.h"
 
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QTimer>
@@ -24,15 +25,11 @@ private Q_SLOTS:
 
 private:
     std::unique_ptr<QSimba> client();
-    void watch(QSimbaElection *election, const QString &who);
-    //! How many of the terms handed out so far are valid now.
-    int validTerms() const;
 
     RedisServer m_server;
     // Leases of 600 ms (renew 200 ms): the Redis store waits one maxLease after a restart.
     QSimbaConfig m_config = QSimbaConfig::builder().leaseDuration(600ms).build();
-    QList<std::pair<QString, QSimbaTerm>> m_terms;
-    int m_overlaps = 0;
+    TermWatch m_watch;
 };
 
 void tst_RedisClient::initTestCase()
@@ -50,39 +47,14 @@ std::unique_ptr<QSimba> tst_RedisClient::client()
     return QSimba::builder().backend(std::make_unique<QSimbaRedisLeaseBackend>(o)).config(m_config).build();
 }
 
-int tst_RedisClient::validTerms() const
-{
-    const int n = int(std::count_if(m_terms.cbegin(), m_terms.cend(), [](const auto &t) { return t.second.isValid(); }));
-    if (n > 1)
-        for (const auto &[who, term] : m_terms)
-            qWarning("%s: token %lld, valid %d, %lld ms left", qPrintable(who), term.token(), term.isValid(),
-                     qint64(std::chrono::duration_cast<std::chrono::milliseconds>(term.remaining()).count()));
-    return n;
-}
-
-void tst_RedisClient::watch(QSimbaElection *election, const QString &who)
-{
-    connect(election, &QSimbaElection::elected, this, [this, who](const QSimbaTerm &term) {
-        m_terms.append({who, term});
-        if (validTerms() > 1)
-            ++m_overlaps;
-    });
-}
-
 void tst_RedisClient::handoverAndRestartKeepOneValidTerm()
 {
     auto a = client(), b = client();
     auto *ea = a->election(QStringLiteral("leader"));
     auto *eb = b->election(QStringLiteral("leader"));
-    watch(ea, QStringLiteral("a"));
-    watch(eb, QStringLiteral("b"));
-    // Checks continuously (every 2 ms) that at most one term is valid.
-    QTimer monitor;
-    connect(&monitor, &QTimer::timeout, this, [this] {
-        if (validTerms() > 1)
-            ++m_overlaps;
-    });
-    monitor.start(2);
+    m_watch.watch(ea, QStringLiteral("a"));
+    m_watch.watch(eb, QStringLiteral("b"));
+    m_watch.startMonitor(); // checks every 2 ms that at most one term is valid
 
     ea->start();
     QTRY_COMPARE_WITH_TIMEOUT(ea->status(), QSimbaElection::Status::Leader, 5000);
@@ -109,22 +81,22 @@ void tst_RedisClient::handoverAndRestartKeepOneValidTerm()
 
     // Redis restarts without persistence: b's term must end before anyone is granted again,
     // however soon a candidate asks (a new client contends right after the restart).
-    const int termsBefore = int(m_terms.size());
+    const int termsBefore = int(m_watch.terms().size());
     if (!m_server.restart())
         QFAIL(qPrintable(m_server.errorString()));
     auto c = client();
     auto *ec = c->election(QStringLiteral("leader"));
-    watch(ec, QStringLiteral("c"));
+    m_watch.watch(ec, QStringLiteral("c"));
     ec->start();
-    QTRY_VERIFY_WITH_TIMEOUT(m_terms.size() > termsBefore && m_terms.constLast().second.isValid(), 10000);
-    const qint64 tc = m_terms.constLast().second.token();
+    QTRY_VERIFY_WITH_TIMEOUT(m_watch.terms().size() > termsBefore && m_watch.terms().constLast().second.isValid(), 10000);
+    const qint64 tc = m_watch.terms().constLast().second.token();
     QVERIFY2(tc > tb, qPrintable(QStringLiteral("%1 after %2").arg(tc).arg(tb)));
-    QCOMPARE(m_overlaps, 0);
+    QCOMPARE(m_watch.overlaps(), 0);
 
-    monitor.stop();
+    m_watch.stopMonitor();
     auto stopB = eb->stop(), stopC = ec->stop();
     QTRY_VERIFY(stopB.isFinished() && stopC.isFinished());
-    QCOMPARE(m_overlaps, 0);
+    QCOMPARE(m_watch.overlaps(), 0);
 }
 
 // A leader whose Redis freezes (SIGSTOP) closes in bounded time: the call in flight and the
