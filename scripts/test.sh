@@ -27,13 +27,18 @@ run_pass() {
     : > "$record"
     return 0
   fi
-  local first_failed=()
-  mapfile -t first_failed < <(cut -d: -f2 "$dir/Testing/Temporary/LastTestsFailed.log")
+  local failed_log="$dir/Testing/Temporary/LastTestsFailed.log" first_failed=()
+  mapfile -t first_failed < <(cut -d: -f2 "$failed_log")
   echo "== $name: running the ${#first_failed[@]} failed test(s) once more to tell flaky from failing"
-  (cd "$dir" && ctest --output-on-failure --rerun-failed "$@") || true
+  # ctest leaves LastTestsFailed.log as it was when a run has no failure: remove it first, and
+  # name the tests to run again rather than --rerun-failed, which reads it.
+  rm -f "$failed_log"
+  local names
+  names=$(IFS='|'; echo "${first_failed[*]}")
+  (cd "$dir" && ctest --output-on-failure -R "^(${names})\$" "$@") || true
   local still=()
-  if [ -f "$dir/Testing/Temporary/LastTestsFailed.log" ]; then
-    mapfile -t still < <(cut -d: -f2 "$dir/Testing/Temporary/LastTestsFailed.log")
+  if [ -f "$failed_log" ]; then
+    mapfile -t still < <(cut -d: -f2 "$failed_log")
   fi
   local t
   for t in "${first_failed[@]}"; do
@@ -60,7 +65,10 @@ grep -h "^simulation: .* steps" "$root/build/Testing/Temporary/LastTest.log" 2>/
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
 export LSAN_OPTIONS=suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-run_pass asan "$root/build-asan" -LE "install|docs" "$@"
+# The fault suite (label fault) runs in the normal pass only: its workers sample their terms'
+# validity every 2 ms, and under the sanitizers on 2 cores that sampler stalls for tens of
+# milliseconds, which the suite cannot tell from an overlap (docs/fault-testing.md, "Open").
+run_pass asan "$root/build-asan" -LE "install|docs|fault" "$@"
 
 echo "== test.sh finished in $(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s"
 if [ ${#flaky_report[@]} -gt 0 ]; then
