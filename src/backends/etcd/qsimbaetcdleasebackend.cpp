@@ -25,8 +25,8 @@
     one rounded up to whole seconds, then raised to etcd's minimum; openSession answers what
     etcd granted. The TTL is fixed when the session opens: keepAlive renews it.
 
-    Every call makes a fixed number of requests (one or two; inspect one per live session
-    more), each bounded by Options::requestTimeout on one endpoint; when an endpoint does not
+    Every call makes a fixed number of requests (one or two; openSession five, inspect one
+    per live session more), each bounded by Options::requestTimeout on one endpoint; when an endpoint does not
     answer, the next one is tried. Failures throw QSimbaBackendError naming the server and
     the cause.
 
@@ -37,8 +37,9 @@
     lease id, its remaining time the lease's TTL on the etcd leader's clock, and every key the
     session writes (its lease names, its group memberships) is attached to that lease, so etcd
     itself deletes them when the session expires. A lease name is acquired by one
-    transaction comparing its key's create revision with 0; its token is that revision.
-    Hints come from a watch on the prefix. See docs/backend-etcd.md.
+    transaction comparing its key's create revision with 0; its token is that revision plus
+    the prefix's token floor, which moves up when a restored snapshot took etcd back to an
+    earlier revision. Hints come from a watch on the prefix. See docs/backend-etcd.md.
 
     Thread-affine like every backend: one thread calls it, one call at a time. Hint listeners
     run on the subscription's own thread.
