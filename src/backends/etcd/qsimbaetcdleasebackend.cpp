@@ -268,16 +268,20 @@ struct QSimbaEtcdLeaseBackend::Private
             qint64 next = storedFloor;
             if (restored || wentBack)
                 next = std::max(storedFloor, floor) + std::max(FloorStep, highestRevision - revision + 1);
-            QJsonArray writes{put(epochKey(), QJsonDocument(QJsonObject{{QStringLiteral("applied"), J::number(applied)},
-                                                                        {QStringLiteral("term"), J::number(term)}})
-                                                  .toJson(QJsonDocument::Compact), 0)};
-            if (next != storedFloor)
-                writes.append(put(floorKey(), QByteArray::number(next), 0));
-            const QJsonObject written = connection.call(
-                "/v3/kv/txn", txn({compareMod(floorKey(), floorRevision), compareMod(epochKey(), epochRevision)}, writes),
-                QStringLiteral("writing the token floor"));
+            const QJsonObject epochPut = put(epochKey(), QJsonDocument(QJsonObject{{QStringLiteral("applied"), J::number(applied)},
+                                                                                   {QStringLiteral("term"), J::number(term)}})
+                                                             .toJson(QJsonDocument::Compact), 0);
+            // The epoch only records progress: written as it is (a concurrent writer's older
+            // figures lower the mark a little, nothing more). Moving the floor is a
+            // compare-and-swap: one move per restore, and a client that lost the race reads
+            // the winner's floor and epoch and adopts them.
+            const QJsonObject written = next == storedFloor
+                ? connection.call("/v3/kv/txn", txn({}, {epochPut}), QStringLiteral("writing the epoch"))
+                : connection.call("/v3/kv/txn",
+                                  txn({compareMod(floorKey(), floorRevision)}, {epochPut, put(floorKey(), QByteArray::number(next), 0)}),
+                                  QStringLiteral("moving the token floor"));
             if (!written.value(QLatin1String("succeeded")).toBool())
-                continue; // another client wrote them meanwhile: judge again
+                continue; // another client moved the floor meanwhile: judge again
             if (next != storedFloor) {
                 qCWarning(lcSimbaEtcd).noquote()
                     << description << "went back to an earlier state (a restored snapshot?): tokens continue above" << next;
