@@ -224,6 +224,24 @@ private Q_SLOTS:
         auto anonymous = Backend::fromUrl(server.url(QStringLiteral("/auth")));
         QVERIFY_THROWS_EXCEPTION(QSimbaBackendError, anonymous->acquire(s, {n}));
         good->closeSession(s);
+
+        // A user that is not root, with a role reading and writing the prefix only, as the
+        // documentation says: sessions, the token floor (the member's status included), grants.
+        const QStringList asRoot{QStringLiteral("--user=root:R00tPass")};
+        for (const QStringList &args : {QStringList{QStringLiteral("user"), QStringLiteral("add"), QStringLiteral("app"),
+                                                    QStringLiteral("--new-user-password=AppPass")},
+                                        QStringList{QStringLiteral("role"), QStringLiteral("add"), QStringLiteral("app")},
+                                        QStringList{QStringLiteral("role"), QStringLiteral("grant-permission"), QStringLiteral("app"),
+                                                    QStringLiteral("readwrite"), QStringLiteral("/auth/"), QStringLiteral("/auth0")},
+                                        QStringList{QStringLiteral("user"), QStringLiteral("grant-role"), QStringLiteral("app"),
+                                                    QStringLiteral("app")}})
+            QVERIFY2(server.ctl(asRoot + args, &out) == 0, qPrintable(out));
+        auto app = Backend::fromUrl(base.arg(QStringLiteral("app:AppPass")));
+        const auto as = app->openSession(3s).id;
+        const auto granted = app->acquire(as, {n});
+        QVERIFY(granted.value(n).isGranted);
+        app->release(as, {{n, granted.value(n).token}});
+        app->closeSession(as);
     }
 
     // etcds:// with the CA and a client certificate; etcd requires client certificates.
