@@ -141,7 +141,20 @@ struct Worker
     QStringList errors;               // the first lines of a sanitizer's report on its standard error
     bool stopped = false, closing = false, closed = false, gone = false, killed = false;
     qint64 closeStart = 0;
+    qint64 resumedAt = 0; // when the runner last let it go on after freezing it
+    bool ready = false;   // printed READY: its SIGTERM handler is in place
+    bool terminateWhenReady = false;
 };
+
+// SIGTERM (the worker closes) once the worker handles it: a worker still starting (a slow
+// start under a sanitizer on a loaded machine) would be killed by it instead.
+void terminate(Worker &w)
+{
+    if (w.ready)
+        w.process->terminate();
+    else
+        w.terminateWhenReady = true;
+}
 
 enum class Fault { KillLeader, StopLeader, StopServer, RestartServer, ProxyCut, ProxyDelay, ProxyReset, RedisFlushAll, ZkExpire };
 
@@ -333,7 +346,7 @@ private:
         w.buffer.clear();
         w.open.clear();
         w.errors.clear();
-        w.stopped = w.closing = w.closed = w.gone = false;
+        w.stopped = w.closing = w.closed = w.gone = w.ready = w.terminateWhenReady = false;
         QObject::connect(w.process.get(), &QProcess::readyReadStandardOutput, [this, &w] { drain(w); });
         QObject::connect(w.process.get(), &QProcess::readyReadStandardError, [&w] { drainErrors(w); });
         QObject::connect(w.process.get(), &QProcess::finished, [this, &w](int code, QProcess::ExitStatus status) {
@@ -399,12 +412,20 @@ private:
                 m_intervals << i;
                 w.open.erase({f.at(1), f.at(2).toLongLong()});
                 remember(w, line);
-            } else if (f.first() == QLatin1String("GAP") && f.size() == 2) {
-                ++m_gaps;
-                m_maxGap = std::max(m_maxGap, f.at(1).toLongLong());
+            } else if (f.first() == QLatin1String("GAP") && f.size() == 3) {
+                // A worker frozen by the runner (stop-leader) waited for that, not for a CPU.
+                if (f.at(2).toLongLong() - f.at(1).toLongLong() >= w.resumedAt) {
+                    ++m_gaps;
+                    m_maxGap = std::max(m_maxGap, f.at(1).toLongLong());
+                }
             } else if (f.first() == QLatin1String("PROBE") && f.size() == 2) {
                 ++m_heldUpProbes;
                 m_maxStall = std::max(m_maxStall, f.at(1).toLongLong());
+            } else if (f.first() == QLatin1String("READY")) {
+                w.ready = true;
+                if (std::exchange(w.terminateWhenReady, false))
+                    w.process->terminate();
+                remember(w, line);
             } else if (f.first() == QLatin1String("CLOSED")) {
                 w.closed = true;
                 remember(w, line);
@@ -545,7 +566,7 @@ private:
             closer->closeStart = monotonicNs();
             if (closer->stopped)
                 return; // it closes when it wakes up
-            closer->process->terminate();
+            terminate(*closer);
         };
         bool closeDone = false;
         m_watch = {};
@@ -572,9 +593,10 @@ private:
             ::kill(pid_t(leader->process->processId()), SIGSTOP);
             during(duration);
             ::kill(pid_t(leader->process->processId()), SIGCONT);
+            leader->resumedAt = monotonicNs();
             leader->stopped = false;
             if (leader->closing)
-                leader->process->terminate();
+                terminate(*leader);
             break;
         case Fault::StopServer:
             duration = lease + renew;
@@ -667,7 +689,7 @@ private:
         for (auto &w : m_workers) {
             if (!w->gone) {
                 w->closing = true;
-                w->process->terminate();
+                terminate(*w);
             }
         }
         const int closeBound = 2 * m_o.leaseMs + 4000;

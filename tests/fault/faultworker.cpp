@@ -12,7 +12,7 @@
 //                                        how long the last deadline probe was held up (a
 //                                        diagnosis only: see Terms)
 //   PROBE <stall>                        a deadline probe that was held up 2 ms or more
-//   GAP <gap>                            the sampler thread ran 20 ms or more after its last
+//   GAP <gap> <t>                        the sampler thread ran 20 ms or more after its last
 //                                        round (it sleeps 2 ms): how long a loaded machine
 //                                        keeps a thread waiting
 //   LOG <event>                          each of the client's events
@@ -86,12 +86,18 @@ struct Probe
                          // remaining" would have added to the deadline
 };
 
+// QSIMBA_FAULT_PROBE_DELAY_MS (a diagnosis of the suite itself): the sampler thread sleeps
+// that long in the middle of each probe, as a thread held up there by a loaded machine would.
+const milliseconds probeDelay(qEnvironmentVariableIntValue("QSIMBA_FAULT_PROBE_DELAY_MS"));
+
 // The term's local deadline as QSimbaTerm itself holds it.
-Probe probe(const QSimbaTerm &term)
+Probe probe(const QSimbaTerm &term, bool sampler = false)
 {
     const qint64 before = monotonicNs();
     probeNow = before - ProbeShift;
     const qint64 remaining = term.remaining().count();
+    if (sampler && probeDelay > 0ms)
+        std::this_thread::sleep_for(probeDelay);
     probeNow = 0;
     const qint64 stall = monotonicNs() - before;
     if (stall >= 2'000'000)
@@ -139,7 +145,7 @@ public:
               while (!m_stop.load()) {
                   const qint64 now = monotonicNs();
                   if (now - last >= 20'000'000)
-                      emitLine(QStringLiteral("GAP %1").arg(now - last));
+                      emitLine(QStringLiteral("GAP %1 %2").arg(now - last).arg(now));
                   sample();
                   last = monotonicNs();
                   std::this_thread::sleep_for(2ms);
@@ -215,7 +221,7 @@ public:
             Record &r = **it;
             const qint64 revokedAt = r.revokedAt.load();
             if (revokedAt == 0) {
-                r.update(probe(r.term));
+                r.update(probe(r.term, true));
                 ++it;
                 continue;
             }
