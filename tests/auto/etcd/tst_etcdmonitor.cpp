@@ -12,13 +12,11 @@
 using namespace std::chrono_literals;
 
 namespace {
+// The row of lease \a name in \a model; -1 when it is not there.
 int rowOf(const QAbstractItemModel &model, const QString &name)
 {
-    for (int r = 0; r < model.rowCount(); ++r) {
-        if (model.index(r, LeaseModel::NameColumn).data().toString() == name)
-            return r;
-    }
-    return -1;
+    const auto hits = model.match(model.index(0, LeaseModel::NameColumn), Qt::DisplayRole, name, 1, Qt::MatchExactly);
+    return hits.isEmpty() ? -1 : hits.first().row();
 }
 } // namespace
 
