@@ -87,7 +87,8 @@ struct Probe
 };
 
 // QSIMBA_FAULT_PROBE_DELAY_MS (a diagnosis of the suite itself): the sampler thread sleeps
-// that long in the middle of each probe, as a thread held up there by a loaded machine would.
+// that long in the middle of each probe, and the thread that waits on a term's revoked()
+// that long before it reads the clock, as threads of a worker starved of CPU would.
 const milliseconds probeDelay(qEnvironmentVariableIntValue("QSIMBA_FAULT_PROBE_DELAY_MS"));
 
 // The term's local deadline as QSimbaTerm itself holds it.
@@ -169,6 +170,8 @@ public:
         emitLine(QStringLiteral("BEGIN %1 %2 %3 %4").arg(kind, term.name().toString()).arg(term.token()).arg(r->begin));
         std::thread([r] {
             r->term.revoked().waitForFinished();
+            if (probeDelay > 0ms)
+                std::this_thread::sleep_for(probeDelay);
             ended(*r, monotonicNs());
         }).detach();
         std::lock_guard lock(m_mutex);
