@@ -26,8 +26,8 @@
     etcd granted. The TTL is fixed when the session opens: keepAlive renews it.
 
     Every call makes a fixed number of requests (one or two; openSession five, inspect one
-    per live session more), each bounded by Options::requestTimeout on one endpoint; when an endpoint does not
-    answer, the next one is tried. Failures throw QSimbaBackendError naming the server and
+    per live session more), each bounded by Options::requestTimeout on one endpoint; when an
+    endpoint does not answer, the next one is tried. Failures throw QSimbaBackendError naming the server and
     the cause.
 
     Not thread-safe: one thread calls one instance at a time; the calls block.
@@ -268,9 +268,9 @@ struct QSimbaEtcdLeaseBackend::Private
             qint64 next = storedFloor;
             if (restored || wentBack)
                 next = std::max(storedFloor, floor) + std::max(FloorStep, highestRevision - revision + 1);
-            const QJsonObject epochPut = put(epochKey(), QJsonDocument(QJsonObject{{QStringLiteral("applied"), J::number(applied)},
-                                                                                   {QStringLiteral("term"), J::number(term)}})
-                                                             .toJson(QJsonDocument::Compact), 0);
+            const QJsonObject progress{{QStringLiteral("applied"), J::number(applied)},
+                                       {QStringLiteral("term"), J::number(term)}};
+            const QJsonObject epochPut = put(epochKey(), QJsonDocument(progress).toJson(QJsonDocument::Compact), 0);
             // The epoch only records progress: written as it is (a concurrent writer's older
             // figures lower the mark a little, nothing more). Moving the floor is a
             // compare-and-swap: one move per restore, and a client that lost the race reads
@@ -278,7 +278,8 @@ struct QSimbaEtcdLeaseBackend::Private
             const QJsonObject written = next == storedFloor
                 ? connection.call("/v3/kv/txn", txn({}, {epochPut}), QStringLiteral("writing the epoch"))
                 : connection.call("/v3/kv/txn",
-                                  txn({compareMod(floorKey(), floorRevision)}, {epochPut, put(floorKey(), QByteArray::number(next), 0)}),
+                                  txn({compareMod(floorKey(), floorRevision)},
+                                      {epochPut, put(floorKey(), QByteArray::number(next), 0)}),
                                   QStringLiteral("moving the token floor"));
             if (!written.value(QLatin1String("succeeded")).toBool())
                 continue; // another client moved the floor meanwhile: judge again
@@ -296,7 +297,13 @@ struct QSimbaEtcdLeaseBackend::Private
             floor = next;
             return;
         }
-        throw QSimbaBackendError(description + QStringLiteral(": the token floor kept changing; tried %1 times").arg(MaxAttempts));
+        floorContended();
+    }
+
+    [[noreturn]] void floorContended() const
+    {
+        throw QSimbaBackendError(description + QStringLiteral(": the token floor kept changing; tried %1 times")
+                                                   .arg(MaxAttempts));
     }
 
     //! The floor's revision this instance knows; checks the epoch first when it knows none.
@@ -480,7 +487,7 @@ QSimbaEtcdLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSimb
         if (seen == floorRevision)
             d->sessionExpired(session);
         if (attempt + 1 >= MaxAttempts)
-            throw QSimbaBackendError(d->description + QStringLiteral(": the token floor kept changing; tried %1 times").arg(MaxAttempts));
+            d->floorContended();
         d->checkEpoch();
     }
     if (d->observe(body))
