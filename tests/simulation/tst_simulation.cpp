@@ -896,7 +896,12 @@ private:
     void check()
     {
         // Leader work: interrupted by the revocation, it exits a little later (or never).
-        for (auto &w : m_work) {
+        for (auto it = m_work.begin(); it != m_work.end();) {
+            if (it->exited) {
+                it = m_work.erase(it); // over: nothing looks at it any more
+                continue;
+            }
+            auto &w = *it++;
             if (w.exitScheduled || !w.term->isRevoked())
                 continue;
             w.exitScheduled = true;
@@ -932,7 +937,7 @@ private:
         // more names the terms are many: in those seeds they are looked at every 8th event.
         if (!m_manyNames.empty() && ++m_checks % 8 != 0)
             return;
-        std::map<QString, int> valid;
+        m_valid.clear();
         for (auto it = m_terms.begin(); it != m_terms.end();) {
             const auto &term = it->second;
             if (term->isRevoked() && !term->isValid() && m_clients[it->first]->local->now() >= term->deadline()) {
@@ -945,10 +950,14 @@ private:
                 m_seenInvalid.insert(term.get());
             else if (m_seenInvalid.count(term.get()))
                 fail(QStringLiteral("term %1 of %2 valid again after it read invalid").arg(term->token).arg(term->name.toString()));
-            if (term->isValid() && ++valid[term->name.toString()] > 1 && !m_dropped.count(term->name.toString()))
-                fail(QStringLiteral("two valid terms of %1").arg(term->name.toString()));
+            else
+                m_valid.push_back(&term->name);
             ++it;
         }
+        std::sort(m_valid.begin(), m_valid.end(), [](const auto *a, const auto *b) { return *a < *b; });
+        for (size_t i = 1; i < m_valid.size(); ++i)
+            if (*m_valid[i] == *m_valid[i - 1] && !m_dropped.count(m_valid[i]->toString()))
+                fail(QStringLiteral("two valid terms of %1").arg(m_valid[i]->toString()));
     }
 
     void dropRandomLease()
@@ -1205,6 +1214,7 @@ private:
     double m_hintLoss = 0.3;
     Nanos m_holdMax = 1500ms;
     std::vector<std::pair<int, Nanos>> m_handoffs;         // (client, heard a release)
+    std::vector<const QSimbaLeaseName *> m_valid;          // check(): names of the valid terms
 };
 
 } // namespace
