@@ -3,9 +3,13 @@
 // in-memory backend on one simulated clock, with random latency, failures, lost answers,
 // lost hints, stalls beyond the lease, clock drift, slow callbacks and random
 // start/stop/stepDown/close, blocking lock waiters interrupted at random moments, a
-// backend that shortens leases (some seeds) and 200 more names (some seeds). Safety
-// invariants are checked after every step; then faults stop for a quiet period after
-// which liveness is checked (see quietBound() and livenessChecks()).
+// backend that shortens leases (some seeds), 200 more names (some seeds), and owner
+// threads blocked in close() (their callbacks held until it returns). Safety invariants are
+// checked after every step; then faults stop for a quiet period after which liveness is
+// checked (quietBound(), livenessChecks()); a handoff phase races lock releases with
+// acquires (handoffBound()); last, every client closes on a blocked owner thread the
+// instant it wins an election with work (closeBound()). Locks are checked throughout for
+// tryAcquire answered with the grant (lockWon()) and rejected results (lockResultRejected()).
 //
 //   QSIMBA_SIM_SEED=n     run only seed n        QSIMBA_SIM_SEEDS=k   run seeds 1..k
 //   QSIMBA_SIM_STEPS=n    steps per seed         QSIMBA_SIM_TRACE=1   print every trace line
@@ -129,15 +133,15 @@ private:
         bool closeReturned = false;
         Nanos closeCalledAt{0};
         bool closeBounded = false;                // close() must return within closeBound()
+        Nanos closeBy{0};
         QString closeOnGrant;                     // close (blocking) the instant it wins this name
         // The lock's callback stream: busy from a task's dispatch until no task follows.
         bool lockStreamBusy = false;
         quint64 lockStreamIdle = 0;               // how often it went idle
         std::vector<quint64> tryWaiters;          // its tryAcquire waiters (maybe answered)
-        Nanos closeBy{0};
         Nanos lockCooldownUntil{0};               // a rejected lock result's step-down (sim time)
         Nanos lockAcquireSentAt{-1};              // its last acquire call naming the lock
-        Nanos lockWonAt{-1};
+        Nanos lockWonAt{-1};                      // it last won the lock
         bool cycling = false;                     // the handoff phase: acquire, hold briefly, release
     };
     struct Work
