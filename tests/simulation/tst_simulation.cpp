@@ -279,6 +279,14 @@ private:
                 ++c.acquireCalls;
                 if (acquire->names.contains(m_lock))
                     c.lockAcquireSentAt = now();
+            } else if (std::holds_alternative<Join>(call) && m_groupActions && c.groupStarted && chance(0.2)) {
+                // The user stops the group while its join is in flight (finding 2).
+                at(now() + uniform(0ms, request), [this, cp] {
+                    if (cp->groupStarted && !cp->closing) {
+                        stopGroup(*cp);
+                        settle(*cp);
+                    }
+                });
             }
             at(now() + request, [this, cp, id, call, failBefore, loseAnswer, response]() mutable {
                 Reply reply;
@@ -628,10 +636,15 @@ private:
             c.groupStarted = true;
             c.core->startGroup(c.local->now(), QStringLiteral("g"), 6);
         } else {
-            log(QStringLiteral("client %1 stops group g").arg(c.index));
-            c.groupStarted = false;
-            c.core->stopGroup(c.local->now(), QStringLiteral("g"), promise());
+            stopGroup(c);
         }
+    }
+
+    void stopGroup(Client &c)
+    {
+        log(QStringLiteral("client %1 stops group g").arg(c.index));
+        c.groupStarted = false;
+        c.core->stopGroup(c.local->now(), QStringLiteral("g"), promise());
     }
 
     quint64 acquire(Client &c, bool direct, bool tryOnce, Nanos timeout)
@@ -1052,6 +1065,7 @@ private:
             check();
             if (!settledSeen && now() >= settled) {
                 settledSeen = true;
+                m_groupActions = false; // users stopped acting
                 for (const auto &c : m_clients)
                     atSettled[c->index] = {c->core->sessionId(), c->acquireCalls};
             }
@@ -1215,6 +1229,7 @@ private:
     std::map<quint64, std::pair<Nanos, quint64>> m_tryBehind; // tryAcquire waiter → (grant, lock stream idles)
     std::map<QString, Nanos> m_lastGrantAt;
     bool m_raceReleases = false;
+    bool m_groupActions = true;                            // users start and stop groups
     double m_hintLoss = 0.3;
     Nanos m_holdMax = 1500ms;
     std::vector<std::pair<int, Nanos>> m_handoffs;         // (client, heard a release)
