@@ -296,6 +296,27 @@ void QSimbaSqlConnection::createOrMigrate()
     }
 }
 
+QSimbaSqlConnection::Rows QSimbaSqlConnection::single(const QString &sql, const QVariantList &binds, int *affected)
+{
+    checkThread();
+    for (int attempt = 0;; ++attempt) {
+        const bool reused = ensureOpen();
+        try {
+            return exec(sql, binds, affected);
+        } catch (const QSimbaBackendError &e) {
+            // Lost before the statement ran, or with it: an autocommit statement either
+            // committed or not, and every single statement here is safe to run again.
+            const bool retry = reused && attempt == 0 && m_lost && !m_aborted;
+            closeConnection();
+            if (retry) {
+                qCInfo(lcSimbaSql, "%s: reconnecting after: %s", qPrintable(m_description), e.what());
+                continue;
+            }
+            throw;
+        }
+    }
+}
+
 void QSimbaSqlConnection::beginLocked()
 {
     Rows rows;

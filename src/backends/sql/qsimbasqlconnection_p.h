@@ -54,6 +54,9 @@ public:
     //! at the start of the call is reopened and the call retried once; nothing was done before.
     template<typename Body>
     auto call(Body &&body) -> decltype(body());
+    //! Runs \a sql alone, in autocommit (one round trip: the statement is its own
+    //! transaction, without the version row's lock), with the reconnect-once rule of call().
+    Rows single(const QString &sql, const QVariantList &binds = {}, int *affected = nullptr);
 
 private:
     void checkThread();

@@ -186,9 +186,9 @@ private Q_SLOTS:
     void capabilitiesPerDatabase()
     {
         const auto sqlite = Backend::fromUrl(QUrl(QStringLiteral("sqlite:///x.db")))->capabilities();
-        QVERIFY(!sqlite.releaseHints && !sqlite.membershipHints && sqlite.inspection);
+        QVERIFY(sqlite.releaseHints && sqlite.membershipHints && sqlite.inspection);
         const auto mysql = Backend::fromUrl(QUrl(QStringLiteral("mysql://h/db")))->capabilities();
-        QVERIFY(!mysql.releaseHints && !mysql.membershipHints && mysql.inspection);
+        QVERIFY(mysql.releaseHints && mysql.membershipHints && mysql.inspection);
         const auto pg = Backend::fromUrl(QUrl(QStringLiteral("postgresql://h/db")))->capabilities();
         QVERIFY(pg.releaseHints && pg.membershipHints && pg.inspection);
     }
