@@ -225,14 +225,16 @@ QSimbaSqlHintPoller::QSimbaSqlHintPoller(const QSimbaSqlDialect &dialect, const 
 
 QSimbaSqlHintPoller::~QSimbaSqlHintPoller()
 {
+    m_stop = true;
+    m_interest->wake();
+    if (wait(QDeadlineTimer(100)))
+        return;
     {
         QMutexLocker lock(&m_mutex);
         m_stopping = true;
-        m_stop = true;
         if (m_socket >= 0)
             ::shutdown(m_socket, SHUT_RDWR); // ends a read blocked on a frozen server
     }
-    m_interest->wake();
     wait();
 }
 
