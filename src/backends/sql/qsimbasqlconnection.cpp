@@ -123,7 +123,8 @@ QSimbaSqlConnection::Rows QSimbaSqlConnection::exec(const QString &sql, const QV
         ok = query->exec();
     }
     Rows rows;
-    if (ok && query->isSelect()) {
+    const auto readRows = [&] {
+        rows.clear();
         const int columns = query->record().count();
         while (query->next()) {
             QVariantList row;
@@ -132,8 +133,18 @@ QSimbaSqlConnection::Rows QSimbaSqlConnection::exec(const QString &sql, const QV
                 row.append(query->value(c));
             rows.append(row);
         }
-        ok = !query->lastError().isValid();
+    };
+    if (ok && query->isSelect())
+        readRows();
+    if (ok && binds.isEmpty() && m_options.driver == Driver::MySql) {
+        // A multi-statement script: its last result set is the answer (PostgreSQL's PQexec
+        // answers only the last one anyway); an error of a later statement ends it.
+        while (query->nextResult())
+            if (query->isSelect())
+                readRows();
     }
+    if (ok)
+        ok = !query->lastError().isValid();
     if (guard.fired()) {
         m_lost = m_aborted = true;
         const QString message =
@@ -317,12 +328,77 @@ QSimbaSqlConnection::Rows QSimbaSqlConnection::single(const QString &sql, const 
     }
 }
 
+QString QSimbaSqlConnection::inlined(const QString &sql, const QVariantList &binds) const
+{
+    QString out;
+    out.reserve(sql.size() + binds.size() * 24);
+    qsizetype next = 0;
+    for (const QChar c : sql) {
+        if (c != QLatin1Char('?') || next >= binds.size()) {
+            out += c;
+            continue;
+        }
+        const QVariant &v = binds.at(next++);
+        if (v.isNull()) {
+            out += QStringLiteral("NULL");
+        } else if (v.typeId() == QMetaType::QString) {
+            // Only names and session ids are bound as text ([A-Za-z0-9._:-]); escaped anyway.
+            QString text = v.toString();
+            text.replace(QLatin1Char('\''), QLatin1String("''"));
+            if (m_options.driver == Driver::MySql)
+                text.replace(QLatin1Char('\\'), QLatin1String("\\\\"));
+            out += QLatin1Char('\'') + text + QLatin1Char('\'');
+        } else {
+            out += QString::number(v.toLongLong());
+        }
+    }
+    return out;
+}
+
+QSimbaSqlConnection::Rows QSimbaSqlConnection::beginLockedReading(const QString &read, const QVariantList &binds)
+{
+    if (!fuses()) {
+        beginLocked();
+        return exec(read, binds);
+    }
+    // One round trip: BEGIN, the version row's lock, then the read in a statement of its own
+    // (so its snapshot is taken after the lock), with the version on every row.
+    const QStringList begin = m_dialect.beginLocked();
+    Rows rows = exec(begin.join(QStringLiteral("; ")) + QStringLiteral("; SELECT v.version, r.* FROM (SELECT version FROM ")
+                     + m_dialect.versionTable() + QStringLiteral(" WHERE id = 1) v LEFT JOIN (") + inlined(read, binds)
+                     + QStringLiteral(") r ON 1 = 1"));
+    checkVersion(rows.isEmpty() ? 0 : rows.first().value(0).toInt());
+    Rows answer;
+    for (auto &row : rows) {
+        row.removeFirst();
+        if (!row.value(0).isNull()) // the LEFT JOIN's row when the read found nothing
+            answer.append(std::move(row));
+    }
+    return answer;
+}
+
+void QSimbaSqlConnection::commitWith(const QString &write, const QVariantList &binds)
+{
+    if (write.isEmpty()) {
+        exec(QStringLiteral("COMMIT"));
+    } else if (fuses()) {
+        exec(inlined(write, binds) + QStringLiteral("; COMMIT"));
+    } else {
+        exec(write, binds);
+        exec(QStringLiteral("COMMIT"));
+    }
+}
+
 void QSimbaSqlConnection::beginLocked()
 {
     Rows rows;
     for (const QString &statement : m_dialect.beginLocked())
         rows = exec(statement);
-    const int version = rows.isEmpty() ? 0 : rows.first().value(0).toInt();
+    checkVersion(rows.isEmpty() ? 0 : rows.first().value(0).toInt());
+}
+
+void QSimbaSqlConnection::checkVersion(int version) const
+{
     if (version > QSimbaSqlLeaseBackend::SchemaVersion)
         throw newerSchema(version);
     if (version != QSimbaSqlLeaseBackend::SchemaVersion)

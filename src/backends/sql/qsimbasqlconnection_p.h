@@ -54,6 +54,13 @@ public:
     //! at the start of the call is reopened and the call retried once; nothing was done before.
     template<typename Body>
     auto call(Body &&body) -> decltype(body());
+    //! Like call(), with the transaction's first read and last write known: on MySQL/MariaDB
+    //! BEGIN, the version row's lock and \a read go as one multi-statement round trip, and the
+    //! write that \a body leaves in its \a write argument goes with the COMMIT (values inlined
+    //! as literals: only names, session ids and numbers). \a body gets the read's rows.
+    template<typename Body>
+    auto callFused(const QString &read, const QVariantList &binds, Body &&body)
+        -> decltype(body(Rows(), static_cast<QString *>(nullptr), static_cast<QVariantList *>(nullptr)));
     //! Runs \a sql alone, in autocommit (one round trip: the statement is its own
     //! transaction, without the version row's lock), with the reconnect-once rule of call().
     Rows single(const QString &sql, const QVariantList &binds = {}, int *affected = nullptr);
@@ -69,6 +76,15 @@ private:
     void startCall();
     //! Begins the transaction and locks the version row; checks the version.
     void beginLocked();
+    void checkVersion(int version) const;
+    //! Whether a script of several statements goes as one round trip with its last result
+    //! and every error answered: MySQL/MariaDB (CLIENT_MULTI_STATEMENTS). Not PostgreSQL:
+    //! Qt 6.4's QPSQL answers a script's first result only. Not SQLite: no round trips.
+    bool fuses() const { return m_options.driver == Driver::MySql; }
+    //! \a sql with each ? replaced by the literal of its bind.
+    QString inlined(const QString &sql, const QVariantList &binds) const;
+    Rows beginLockedReading(const QString &read, const QVariantList &binds);
+    void commitWith(const QString &write, const QVariantList &binds);
     [[noreturn]] void fail(const QString &what, const QSqlError &error);
     QSimbaBackendError newerSchema(int found) const;
 
@@ -113,6 +129,41 @@ auto QSimbaSqlConnection::call(Body &&body) -> decltype(body())
             }
         } catch (const QSimbaBackendError &) {
             closeConnection(); // also ends the transaction; the next call reconnects
+            throw;
+        } catch (...) {
+            rollback();
+            throw;
+        }
+    }
+}
+
+template<typename Body>
+auto QSimbaSqlConnection::callFused(const QString &read, const QVariantList &binds, Body &&body)
+    -> decltype(body(Rows(), static_cast<QString *>(nullptr), static_cast<QVariantList *>(nullptr)))
+{
+    checkThread();
+    for (int attempt = 0;; ++attempt) {
+        const bool reused = ensureOpen();
+        Rows rows;
+        try {
+            rows = beginLockedReading(read, binds);
+        } catch (const QSimbaBackendError &e) {
+            const bool retry = reused && attempt == 0 && m_lost && !m_aborted;
+            closeConnection();
+            if (retry) {
+                qCInfo(lcSimbaSql, "%s: reconnecting after: %s", qPrintable(m_description), e.what());
+                continue;
+            }
+            throw;
+        }
+        try {
+            QString write;
+            QVariantList writeBinds;
+            auto result = body(std::move(rows), &write, &writeBinds);
+            commitWith(write, writeBinds);
+            return result;
+        } catch (const QSimbaBackendError &) {
+            closeConnection();
             throw;
         } catch (...) {
             rollback();

@@ -50,6 +50,7 @@
 using Millis = QSimbaLeaseBackend::Millis;
 using Driver = QSimbaSqlLeaseBackend::Driver;
 using Options = QSimbaSqlLeaseBackend::Options;
+using Rows = QSimbaSqlConnection::Rows;
 
 class QSimbaSqlLeaseBackendPrivate
 {
@@ -338,35 +339,35 @@ QSimbaSqlLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSimba
 {
     Q_D(QSimbaSqlLeaseBackend);
     validateBatch(names);
-    const auto answer = d->call([&] {
-        QHash<QSimbaLeaseName, AcquireResult> results;
-        if (names.isEmpty()) {
+    if (names.isEmpty()) {
+        d->call([&] {
             if (!d->liveRemaining(session))
                 d->sessionExpired(session);
-            return results;
-        }
-        QVariantList nameBinds;
-        for (const auto &name : names)
-            nameBinds.append(name.toString());
-        const QString in = QSimbaSqlDialect::placeholders(int(names.size()));
-        const auto read = [&] {
-            return d->exec(QStringLiteral("SELECT l.name, l.holder, l.token, s.expires_at - %1, "
-                                          "(SELECT c.expires_at - %1 FROM %3 c WHERE c.id = ?) FROM %2 l "
-                                          "LEFT JOIN %3 s ON s.id = l.holder WHERE l.name IN (%4)")
-                               .arg(d->dialect.now(), d->dialect.leases(), d->dialect.sessions(), in),
-                           QVariantList{session.toString()} + nameBinds);
-        };
-        // The caller's remaining lease comes with every row. Every call holds the version
-        // row, so the rows read cannot change before this call commits.
-        auto rows = read();
+        });
+        return {};
+    }
+    QVariantList nameBinds;
+    for (const auto &name : names)
+        nameBinds.append(name.toString());
+    // Every row with the caller's remaining lease. Every call holds the version row, so the
+    // rows read cannot change before this call commits.
+    const QString read = QStringLiteral("SELECT l.name AS name, l.holder AS holder, l.token AS token, "
+                                        "s.expires_at - %1 AS holder_remaining, "
+                                        "(SELECT c.expires_at - %1 FROM %3 c WHERE c.id = ?) AS caller_remaining "
+                                        "FROM %2 l LEFT JOIN %3 s ON s.id = l.holder WHERE l.name IN (%4)")
+                             .arg(d->dialect.now(), d->dialect.leases(), d->dialect.sessions(),
+                                  QSimbaSqlDialect::placeholders(int(names.size())));
+    const QVariantList readBinds = QVariantList{session.toString()} + nameBinds;
+    // Round trips on a server: BEGIN + lock + read as one, then the write + COMMIT as one.
+    const auto answer = d->connection.callFused(read, readBinds, [&](Rows rows, QString *write, QVariantList *writeBinds) {
+        QHash<QSimbaLeaseName, AcquireResult> results;
         if (rows.size() < names.size()) {
             // A row per name that ever existed: its token counter survives every release.
-            // Created on first use only (one statement less on every later acquire); not
-            // live: the insert is rolled back.
+            // Created on first use only; not live: the insert is rolled back.
             d->exec(d->dialect.insertIgnore(d->dialect.leases(), QStringLiteral("name, holder, token"),
                                             QStringLiteral("?, NULL, 0"), int(names.size())),
                     nameBinds);
-            rows = read();
+            rows = d->exec(read, readBinds);
         }
         if (rows.isEmpty() || rows.first().value(4).isNull() || rows.first().value(4).toLongLong() <= 0)
             d->sessionExpired(session);
@@ -385,10 +386,11 @@ QSimbaSqlLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSimba
                 results.insert(name, AcquireResult::granted(token + 1));
             }
         }
-        if (taken.size() > 1)
-            d->exec(QStringLiteral("UPDATE %1 SET holder = ?, token = token + 1 WHERE name IN (%2)")
-                        .arg(d->dialect.leases(), QSimbaSqlDialect::placeholders(int(taken.size()) - 1)),
-                    taken);
+        if (taken.size() > 1) {
+            *write = QStringLiteral("UPDATE %1 SET holder = ?, token = token + 1 WHERE name IN (%2)")
+                         .arg(d->dialect.leases(), QSimbaSqlDialect::placeholders(int(taken.size()) - 1));
+            *writeBinds = taken;
+        }
         return results;
     });
     if (d->dialect.driver() == Driver::MySql) {
