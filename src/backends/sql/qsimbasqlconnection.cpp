@@ -98,6 +98,11 @@ QSimbaBackendError QSimbaSqlConnection::newerSchema(int found) const
 
 QSimbaSqlConnection::Rows QSimbaSqlConnection::exec(const QString &sql, const QVariantList &binds, int *affected)
 {
+    return execAll(sql, binds, affected).value(0);
+}
+
+QList<QSimbaSqlConnection::Rows> QSimbaSqlConnection::execAll(const QString &sql, const QVariantList &binds, int *affected)
+{
     const auto remaining = std::max(1ms, duration_cast<milliseconds>(m_deadline - Clock::now()));
     QSimbaSqlWatchdog::Guard guard(m_db, remaining);
     QSqlQuery plain(m_db);
@@ -122,9 +127,9 @@ QSimbaSqlConnection::Rows QSimbaSqlConnection::exec(const QString &sql, const QV
             query->bindValue(i, binds.at(i));
         ok = query->exec();
     }
-    Rows rows;
+    QList<Rows> sets; // the rows of each result set that has columns
     const auto readRows = [&] {
-        rows.clear();
+        Rows &rows = sets.emplace_back();
         const int columns = query->record().count();
         while (query->next()) {
             QVariantList row;
@@ -137,8 +142,8 @@ QSimbaSqlConnection::Rows QSimbaSqlConnection::exec(const QString &sql, const QV
     if (ok && query->isSelect())
         readRows();
     if (ok && binds.isEmpty() && m_options.driver == Driver::MySql) {
-        // A multi-statement script: its last result set is the answer (PostgreSQL's PQexec
-        // answers only the last one anyway); an error of a later statement ends it.
+        // A multi-statement script: every result set, in order; an error of a later
+        // statement ends it.
         while (query->nextResult())
             if (query->isSelect())
                 readRows();
@@ -163,7 +168,7 @@ QSimbaSqlConnection::Rows QSimbaSqlConnection::exec(const QString &sql, const QV
     if (affected)
         *affected = query->numRowsAffected();
     query->finish(); // SQLite cannot commit while a statement is still stepping
-    return rows;
+    return sets;
 }
 
 void QSimbaSqlConnection::closeConnection()
@@ -362,19 +367,15 @@ QSimbaSqlConnection::Rows QSimbaSqlConnection::beginLockedReading(const QString 
         return exec(read, binds);
     }
     // One round trip: BEGIN, the version row's lock, then the read in a statement of its own
-    // (so its snapshot is taken after the lock), with the version on every row.
+    // (so it reads after the lock was granted): two result sets.
     const QStringList begin = m_dialect.beginLocked();
-    Rows rows = exec(begin.join(QStringLiteral("; ")) + QStringLiteral("; SELECT v.version, r.* FROM (SELECT version FROM ")
-                     + m_dialect.versionTable() + QStringLiteral(" WHERE id = 1) v LEFT JOIN (") + inlined(read, binds)
-                     + QStringLiteral(") r ON 1 = 1"));
-    checkVersion(rows.isEmpty() ? 0 : rows.first().value(0).toInt());
-    Rows answer;
-    for (auto &row : rows) {
-        row.removeFirst();
-        if (!row.value(0).isNull()) // the LEFT JOIN's row when the read found nothing
-            answer.append(std::move(row));
-    }
-    return answer;
+    const QList<Rows> sets = execAll(begin.join(QStringLiteral("; ")) + QStringLiteral("; ") + inlined(read, binds));
+    if (sets.size() != 2)
+        throw QSimbaBackendError(QStringLiteral("%1: a call's first script answered %2 result sets, expected 2")
+                                     .arg(m_description)
+                                     .arg(sets.size()));
+    checkVersion(sets.first().isEmpty() ? 0 : sets.first().first().value(0).toInt());
+    return sets.last();
 }
 
 void QSimbaSqlConnection::commitWith(const QString &write, const QVariantList &binds)

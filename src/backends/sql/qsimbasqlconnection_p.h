@@ -50,6 +50,9 @@ public:
 
     //! Runs \a sql (prepared once per connection when it has binds). Throws QSimbaBackendError.
     Rows exec(const QString &sql, const QVariantList &binds = {}, int *affected = nullptr);
+    //! exec(), answering the rows of every result set of a MySQL script (one per statement
+    //! that answers columns).
+    QList<Rows> execAll(const QString &sql, const QVariantList &binds = {}, int *affected = nullptr);
     //! Runs \a body as one transaction that holds the version row. A connection found lost
     //! at the start of the call is reopened and the call retried once; nothing was done before.
     template<typename Body>
@@ -78,7 +81,7 @@ private:
     void beginLocked();
     void checkVersion(int version) const;
     //! Whether a script of several statements goes as one round trip with its last result
-    //! and every error answered: MySQL/MariaDB (CLIENT_MULTI_STATEMENTS). Not PostgreSQL:
+    //! and every error answered: MySQL/MariaDB (Qt's QMYSQL sets CLIENT_MULTI_STATEMENTS). Not PostgreSQL:
     //! Qt 6.4's QPSQL answers a script's first result only. Not SQLite: no round trips.
     bool fuses() const { return m_options.driver == Driver::MySql; }
     //! \a sql with each ? replaced by the literal of its bind.
