@@ -2,7 +2,8 @@
 // How fast the SQL backend is, next to the raw client's round trips measured in the same run,
 // on SQLite (a file in a temporary directory) and on the PostgreSQL and MariaDB servers of the
 // test fixtures (loopback, temporary data directories):
-//   qsimba_sqlbench [--quick] [--rounds N] [--only sqlite|postgresql|mariadb]
+//   qsimba_sqlbench [--quick] [--rounds N] [--only sqlite|postgresql|mariadb] [--loop SECONDS]
+// (--loop: only SPI lock cycles for SECONDS, for a profiler such as `perf record -a`)
 // For each database it prints one table row per figure: median and p99 in microseconds, and
 // the median as a ratio to the raw `SELECT 1` and to one autocommit `UPDATE` through
 // QSqlDatabase (the cycles also to two UPDATEs: a lock cycle needs two durable writes).
@@ -53,6 +54,7 @@ struct Settings
     int cycles = 300;   // per cycle figure
     int handoffs = 40;  // per handoff figure
     QString only;
+    int loopSeconds = 0; // > 0: only run SPI lock cycles this long (for a profiler)
 };
 
 struct Figure
@@ -281,8 +283,27 @@ double cpuSeconds(qint64 pid)
                               : 0;
 }
 
+// Runs SPI lock cycles for \a seconds, for a profiler to watch; prints their rate.
+void loop(const char *database, const QUrl &url, int seconds)
+{
+    const auto b = Backend::fromUrl(url);
+    const auto session = b->openSession(60s).id;
+    const auto x = QSimbaLeaseName::of(QStringLiteral("bench"));
+    std::printf("%-10s looping SPI lock cycles for %d s (pid %lld)\n", database, seconds, qlonglong(getpid()));
+    std::fflush(stdout);
+    QElapsedTimer t;
+    t.start();
+    qint64 n = 0;
+    for (; t.elapsed() < seconds * 1000; ++n)
+        b->release(session, {{x, b->acquire(session, {x}).value(x).token}});
+    b->closeSession(session);
+    std::printf("%-10s %lld cycles, %.1f us each\n", database, qlonglong(n), double(t.nsecsElapsed()) / 1e3 / double(n));
+}
+
 void run(const char *database, const QUrl &url, const Settings &s, MariaDbServer *mariadb = nullptr)
 {
+    if (s.loopSeconds > 0)
+        return loop(database, url, s.loopSeconds);
     Table table(database);
     const Backend::Options options = Backend::optionsFromUrl(url);
     baselines(table, options, s.cycles);
@@ -381,8 +402,11 @@ int main(int argc, char **argv)
             s.handoffs = std::max(1, s.cycles / 8);
         } else if (args.at(i) == QLatin1String("--only") && i + 1 < args.size()) {
             s.only = args.at(++i);
+        } else if (args.at(i) == QLatin1String("--loop") && i + 1 < args.size()) {
+            s.loopSeconds = std::max(1, args.at(++i).toInt());
         } else {
-            std::fprintf(stderr, "usage: qsimba_sqlbench [--quick] [--rounds N] [--only sqlite|postgresql|mariadb]\n");
+            std::fprintf(stderr, "usage: qsimba_sqlbench [--quick] [--rounds N] [--only sqlite|postgresql|mariadb] "
+                                 "[--loop SECONDS]\n");
             return 2;
         }
     }
