@@ -6,8 +6,11 @@
 // (--loop: only SPI lock cycles for SECONDS, for a profiler such as `perf record -a`)
 // For each database it prints one table row per figure: median and p99 in microseconds, and
 // the median as a ratio to the raw `SELECT 1` and to one autocommit `UPDATE` through
-// QSqlDatabase (the cycles also to two UPDATEs: a lock cycle needs two durable writes).
-//   select1, update          the raw baselines (a prepared statement on a QSqlDatabase)
+// QSqlDatabase (the cycles also to two UPDATEs: a lock cycle needs two durable writes). One
+// SELECT 1 and one UPDATE are timed before every sample of a figure, and its ratios use the
+// medians of those: on a shared machine the times drift, the ratios much less.
+//   select1, update          the raw baselines over the whole run (prepared statements on a
+//                            QSqlDatabase of their own)
 //   spi_acquire, spi_release, spi_cycle
 //                            the backend's calls alone (acquire of one free name, its release)
 //   lock_cycle               QSimba: QSimbaLock::acquire() then QSimbaLockTerm::close()
@@ -76,21 +79,6 @@ double elapsedUs(const QElapsedTimer &t)
     return double(t.nsecsElapsed()) / 1e3;
 }
 
-// Runs \a call \a n times after a warm-up; each call timed.
-Figure timeEach(int n, const std::function<void()> &call)
-{
-    for (int i = 0; i < std::min(n, 20); ++i)
-        call();
-    std::vector<double> us;
-    us.reserve(size_t(n));
-    for (int i = 0; i < n; ++i) {
-        QElapsedTimer t;
-        t.start();
-        call();
-        us.push_back(elapsedUs(t));
-    }
-    return summarize(std::move(us));
-}
 
 // Processes events until \a done or \a timeoutMs passed; false on timeout.
 bool waitUntil(const std::function<bool()> &done, int timeoutMs = 20000)
@@ -111,6 +99,7 @@ struct Row
 {
     QString figure;
     Figure f;
+    std::pair<Figure, Figure> baselines; // SELECT 1 and UPDATE, sampled between its samples
     double per = 1; // the figure counts this many baseline operations (cycles: 2 UPDATEs)
 };
 
@@ -118,17 +107,14 @@ class Table
 {
 public:
     explicit Table(const char *database) : m_database(database) {}
-    void add(const QString &figure, Figure f, double per = 1) { m_rows.push_back({figure, f, per}); }
+    void add(const QString &figure, Figure f, std::pair<Figure, Figure> baselines, double per = 1)
+    {
+        m_rows.push_back({figure, f, baselines, per});
+    }
     void print(const QString &note = {}) const
     {
-        double select1 = 0, update = 0;
         for (const Row &r : m_rows) {
-            if (r.figure == QLatin1String("select1"))
-                select1 = r.f.median;
-            if (r.figure == QLatin1String("update"))
-                update = r.f.median;
-        }
-        for (const Row &r : m_rows) {
+            const double select1 = r.baselines.first.median, update = r.baselines.second.median;
             std::printf("%-10s %-18s %10.1f %10.1f %9.2f %9.2f", m_database, qPrintable(r.figure), r.f.median, r.f.p99,
                         select1 > 0 ? r.f.median / select1 : 0.0, update > 0 ? r.f.median / update : 0.0);
             if (r.per > 1 && update > 0)
@@ -147,13 +133,16 @@ private:
     std::vector<Row> m_rows;
 };
 
-// The raw baselines through QSqlDatabase: SELECT 1, and an autocommit UPDATE of one row.
-void baselines(Table &table, const Backend::Options &o, int n)
+// The raw baselines through QSqlDatabase: SELECT 1, and an autocommit UPDATE of one row
+// (prepared statements). sample() takes one of each; every figure takes one before each of its
+// own samples, so its ratios compare times measured in the same moments of a noisy machine.
+class Raw
 {
-    static const char *drivers[] = {"QSQLITE", "QPSQL", "QMYSQL"};
-    const QString name = QStringLiteral("bench-raw");
+public:
+    explicit Raw(const Backend::Options &o)
     {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QLatin1String(drivers[int(o.driver)]), name);
+        static const char *drivers[] = {"QSQLITE", "QPSQL", "QMYSQL"};
+        QSqlDatabase db = QSqlDatabase::addDatabase(QLatin1String(drivers[int(o.driver)]), m_name);
         db.setDatabaseName(o.database);
         if (o.driver != Backend::Driver::Sqlite) {
             db.setHostName(o.host);
@@ -169,21 +158,71 @@ void baselines(Table &table, const Backend::Options &o, int n)
         setup.exec(QStringLiteral("CREATE TABLE IF NOT EXISTS bench_raw (id INTEGER PRIMARY KEY, v BIGINT NOT NULL)"));
         setup.exec(QStringLiteral("DELETE FROM bench_raw"));
         setup.exec(QStringLiteral("INSERT INTO bench_raw (id, v) VALUES (1, 0)"));
-        QSqlQuery select(db), update(db);
-        select.prepare(QStringLiteral("SELECT ?"));
-        update.prepare(QStringLiteral("UPDATE bench_raw SET v = v + 1 WHERE id = ?"));
+        m_select = std::make_unique<QSqlQuery>(db);
+        m_update = std::make_unique<QSqlQuery>(db);
+        m_select->prepare(QStringLiteral("SELECT ?"));
+        m_update->prepare(QStringLiteral("UPDATE bench_raw SET v = v + 1 WHERE id = ?"));
+        for (int i = 0; i < 20; ++i)
+            sample();
+        take();
+        m_allSelect.clear();
+        m_allUpdate.clear();
+    }
+    ~Raw()
+    {
+        m_select.reset();
+        m_update.reset();
+        QSqlDatabase::database(m_name).close();
+        QSqlDatabase::removeDatabase(m_name);
+    }
+    void sample()
+    {
         const auto run = [](QSqlQuery &q) {
+            QElapsedTimer t;
+            t.start();
             q.bindValue(0, 1);
             if (!q.exec())
                 throw QSimbaBackendError(QStringLiteral("raw statement: ") + q.lastError().text());
             while (q.next()) {
             }
             q.finish();
+            return elapsedUs(t);
         };
-        table.add(QStringLiteral("select1"), timeEach(n, [&] { run(select); }));
-        table.add(QStringLiteral("update"), timeEach(n, [&] { run(update); }));
+        m_selectUs.push_back(run(*m_select));
+        m_updateUs.push_back(run(*m_update));
+        m_allSelect.push_back(m_selectUs.back());
+        m_allUpdate.push_back(m_updateUs.back());
     }
-    QSqlDatabase::removeDatabase(name);
+    //! The baselines sampled since the last take().
+    std::pair<Figure, Figure> take()
+    {
+        return {summarize(std::exchange(m_selectUs, {})), summarize(std::exchange(m_updateUs, {}))};
+    }
+    //! Every sample of the run.
+    std::pair<Figure, Figure> all() const { return {summarize(m_allSelect), summarize(m_allUpdate)}; }
+
+private:
+    const QString m_name = QStringLiteral("bench-raw");
+    std::unique_ptr<QSqlQuery> m_select, m_update;
+    std::vector<double> m_selectUs, m_updateUs, m_allSelect, m_allUpdate;
+};
+
+// Runs \a call \a n times after a warm-up, each timed, with a baseline sample before each.
+Figure timeEach(int n, Raw &raw, const std::function<void()> &call)
+{
+    for (int i = 0; i < std::min(n, 20); ++i)
+        call();
+    raw.take();
+    std::vector<double> us;
+    us.reserve(size_t(n));
+    for (int i = 0; i < n; ++i) {
+        raw.sample();
+        QElapsedTimer t;
+        t.start();
+        call();
+        us.push_back(elapsedUs(t));
+    }
+    return summarize(std::move(us));
 }
 
 std::unique_ptr<QSimba> client(const QUrl &url, std::chrono::milliseconds lease)
@@ -201,12 +240,15 @@ bool attempted(QSimba &c, quint64 before)
     return waitUntil([&] { return metrics->stats(Call::Acquire).count > before; });
 }
 
-Figure waiterHandoff(const QUrl &url, int n)
+Figure waiterHandoff(const QUrl &url, int n, Raw &raw)
 {
     auto a = client(url, 10s), b = client(url, 10s);
     QSimba *holder = a.get(), *waiter = b.get();
     std::vector<double> us;
     for (int i = 0; i < n + 2; ++i) {
+        if (i == 2)
+            raw.take(); // after the warm-up
+        raw.sample();
         auto term = holder->lock(QStringLiteral("handoff"))->acquire(5s);
         const quint64 before = waiter->backendMetrics()->stats(Call::Acquire).count;
         auto future = waiter->lock(QStringLiteral("handoff"))->acquireAsync(20s);
@@ -227,7 +269,7 @@ Figure waiterHandoff(const QUrl &url, int n)
     return summarize(std::move(us));
 }
 
-Figure gracefulHandover(const QUrl &url, int n)
+Figure gracefulHandover(const QUrl &url, int n, Raw &raw)
 {
     auto a = client(url, 3s), b = client(url, 3s);
     QSimbaElection *leader = a->election(QStringLiteral("handover"));
@@ -238,6 +280,9 @@ Figure gracefulHandover(const QUrl &url, int n)
         throw QSimbaError(QStringLiteral("no leader"));
     std::vector<double> us;
     for (int i = 0; i < n + 2; ++i) {
+        if (i == 2)
+            raw.take(); // after the warm-up
+        raw.sample();
         const quint64 before = candidateClient->backendMetrics()->stats(Call::Acquire).count;
         candidate->start();
         if (!attempted(*candidateClient, before) || candidate->status() == QSimbaElection::Status::Leader)
@@ -306,7 +351,7 @@ void run(const char *database, const QUrl &url, const Settings &s, MariaDbServer
         return loop(database, url, s.loopSeconds);
     Table table(database);
     const Backend::Options options = Backend::optionsFromUrl(url);
-    baselines(table, options, s.cycles);
+    Raw raw(options);
 
     const auto b = Backend::fromUrl(url);
     const auto session = b->openSession(60s).id;
@@ -317,7 +362,9 @@ void run(const char *database, const QUrl &url, const Settings &s, MariaDbServer
         b->release(session, {{x, b->acquire(session, {x}).value(x).token}});
     // Each cycle timed per half: acquire of the free name, then its release.
     std::vector<double> acquireUs, releaseUs;
+    raw.take();
     for (int i = 0; i < s.cycles; ++i) {
+        raw.sample();
         QElapsedTimer t;
         t.start();
         token = b->acquire(session, {x}).value(x).token;
@@ -328,9 +375,10 @@ void run(const char *database, const QUrl &url, const Settings &s, MariaDbServer
     }
     std::vector<double> cycleUs(acquireUs.size());
     std::transform(acquireUs.begin(), acquireUs.end(), releaseUs.begin(), cycleUs.begin(), std::plus<>());
-    table.add(QStringLiteral("spi_acquire"), summarize(acquireUs));
-    table.add(QStringLiteral("spi_release"), summarize(releaseUs));
-    table.add(QStringLiteral("spi_cycle"), summarize(cycleUs), 2);
+    const auto spiBaselines = raw.take();
+    table.add(QStringLiteral("spi_acquire"), summarize(acquireUs), spiBaselines);
+    table.add(QStringLiteral("spi_release"), summarize(releaseUs), spiBaselines);
+    table.add(QStringLiteral("spi_cycle"), summarize(cycleUs), spiBaselines, 2);
     QString note;
     if (mariadb) {
         const qint64 q0 = questions(*mariadb);
@@ -350,10 +398,24 @@ void run(const char *database, const QUrl &url, const Settings &s, MariaDbServer
     {
         auto c = client(url, 10s);
         QSimbaLock *lock = c->lock(QStringLiteral("cycle"));
-        table.add(QStringLiteral("lock_cycle"), timeEach(s.cycles, [&] { lock->acquire(5s).close(); }), 2);
+        const auto metrics = c->backendMetrics();
+        const quint64 acquires = metrics->stats(Call::Acquire).count, releases = metrics->stats(Call::Release).count;
+        const Figure f = timeEach(s.cycles, raw, [&] { lock->acquire(5s).close(); });
+        table.add(QStringLiteral("lock_cycle"), f, raw.take(), 2);
+        const double cycles = s.cycles + std::min(s.cycles, 20);
+        note += QStringLiteral("%1lock_cycle: %2 acquire and %3 release calls per cycle")
+                    .arg(note.isEmpty() ? QString() : QStringLiteral("; "))
+                    .arg(double(metrics->stats(Call::Acquire).count - acquires) / cycles, 0, 'f', 2)
+                    .arg(double(metrics->stats(Call::Release).count - releases) / cycles, 0, 'f', 2);
     }
-    table.add(QStringLiteral("waiter_handoff"), waiterHandoff(url, s.handoffs));
-    table.add(QStringLiteral("graceful_handover"), gracefulHandover(url, s.handoffs));
+    {
+        const Figure f = waiterHandoff(url, s.handoffs, raw);
+        table.add(QStringLiteral("waiter_handoff"), f, raw.take());
+    }
+    {
+        const Figure f = gracefulHandover(url, s.handoffs, raw);
+        table.add(QStringLiteral("graceful_handover"), f, raw.take());
+    }
 
     if (mariadb) {
         // What one waiting client's hint reads cost: Questions and server CPU over 2 s of
@@ -384,6 +446,12 @@ void run(const char *database, const QUrl &url, const Settings &s, MariaDbServer
                     .arg(idle.first, 0, 'f', 0)
                     .arg(idle.second, 0, 'f', 1);
     }
+    // The baselines over the whole run, first.
+    Table all(database);
+    const auto [select1, update] = raw.all();
+    all.add(QStringLiteral("select1"), select1, raw.all());
+    all.add(QStringLiteral("update"), update, raw.all());
+    all.print();
     table.print(note);
 }
 } // namespace
