@@ -322,15 +322,20 @@ QSimbaSqlConnection::Rows QSimbaSqlConnection::single(const QString &sql, const 
         } catch (const QSimbaBackendError &e) {
             // Lost before the statement ran, or with it: an autocommit statement either
             // committed or not, and every single statement here is safe to run again.
-            const bool retry = reused && attempt == 0 && m_lost && !m_aborted;
-            closeConnection();
-            if (retry) {
-                qCInfo(lcSimbaSql, "%s: reconnecting after: %s", qPrintable(m_description), e.what());
+            if (reopenAfter(e, reused, attempt))
                 continue;
-            }
             throw;
         }
     }
+}
+
+bool QSimbaSqlConnection::reopenAfter(const QSimbaBackendError &e, bool reused, int attempt)
+{
+    const bool retry = reused && attempt == 0 && m_lost && !m_aborted;
+    closeConnection();
+    if (retry)
+        qCInfo(lcSimbaSql, "%s: reconnecting after: %s", qPrintable(m_description), e.what());
+    return retry;
 }
 
 QString QSimbaSqlConnection::inlined(const QString &sql, const QVariantList &binds) const
@@ -362,9 +367,9 @@ QString QSimbaSqlConnection::inlined(const QString &sql, const QVariantList &bin
 
 QSimbaSqlConnection::Rows QSimbaSqlConnection::beginLockedReading(const QString &read, const QVariantList &binds)
 {
-    if (!fuses()) {
+    if (read.isEmpty() || !fuses()) {
         beginLocked();
-        return exec(read, binds);
+        return read.isEmpty() ? Rows() : exec(read, binds);
     }
     // One round trip: BEGIN, the version row's lock, then the read in a statement of its own
     // (so it reads after the lock was granted): two result sets.

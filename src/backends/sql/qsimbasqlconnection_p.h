@@ -79,6 +79,9 @@ private:
     void startCall();
     //! Begins the transaction and locks the version row; checks the version.
     void beginLocked();
+    //! After \a e at the start of a call: closes the connection; true when the call should
+    //! run once more on a new one (a kept connection found lost, not aborted).
+    bool reopenAfter(const QSimbaBackendError &e, bool reused, int attempt);
     void checkVersion(int version) const;
     //! Whether a script of several statements goes as one round trip with its last result
     //! and every error answered: MySQL/MariaDB (Qt's QMYSQL sets CLIENT_MULTI_STATEMENTS). Not PostgreSQL:
@@ -106,38 +109,7 @@ private:
 template<typename Body>
 auto QSimbaSqlConnection::call(Body &&body) -> decltype(body())
 {
-    checkThread();
-    for (int attempt = 0;; ++attempt) {
-        const bool reused = ensureOpen();
-        try {
-            beginLocked();
-        } catch (const QSimbaBackendError &e) {
-            const bool retry = reused && attempt == 0 && m_lost && !m_aborted;
-            closeConnection();
-            if (retry) {
-                qCInfo(lcSimbaSql, "%s: reconnecting after: %s", qPrintable(m_description), e.what());
-                continue;
-            }
-            throw;
-        }
-        try {
-            if constexpr (std::is_void_v<decltype(body())>) {
-                body();
-                exec(QStringLiteral("COMMIT"));
-                return;
-            } else {
-                auto result = body();
-                exec(QStringLiteral("COMMIT"));
-                return result;
-            }
-        } catch (const QSimbaBackendError &) {
-            closeConnection(); // also ends the transaction; the next call reconnects
-            throw;
-        } catch (...) {
-            rollback();
-            throw;
-        }
-    }
+    return callFused(QString(), {}, [&](Rows, QString *, QVariantList *) { return body(); });
 }
 
 template<typename Body>
@@ -151,22 +123,24 @@ auto QSimbaSqlConnection::callFused(const QString &read, const QVariantList &bin
         try {
             rows = beginLockedReading(read, binds);
         } catch (const QSimbaBackendError &e) {
-            const bool retry = reused && attempt == 0 && m_lost && !m_aborted;
-            closeConnection();
-            if (retry) {
-                qCInfo(lcSimbaSql, "%s: reconnecting after: %s", qPrintable(m_description), e.what());
+            if (reopenAfter(e, reused, attempt))
                 continue;
-            }
             throw;
         }
         try {
             QString write;
             QVariantList writeBinds;
-            auto result = body(std::move(rows), &write, &writeBinds);
-            commitWith(write, writeBinds);
-            return result;
+            if constexpr (std::is_void_v<decltype(body(std::move(rows), &write, &writeBinds))>) {
+                body(std::move(rows), &write, &writeBinds);
+                commitWith(write, writeBinds);
+                return;
+            } else {
+                auto result = body(std::move(rows), &write, &writeBinds);
+                commitWith(write, writeBinds);
+                return result;
+            }
         } catch (const QSimbaBackendError &) {
-            closeConnection();
+            closeConnection(); // also ends the transaction; the next call reconnects
             throw;
         } catch (...) {
             rollback();
