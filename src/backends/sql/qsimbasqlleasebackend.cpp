@@ -20,7 +20,9 @@
     version table (SQLite: \c{BEGIN IMMEDIATE}, the database's write lock), which both
     checks that the schema is the version this code knows and serializes every call of
     every client on the database: a decision read in the transaction cannot be invalidated
-    before it commits, so two clients never both hold a lease. Every expiry and remaining
+    before it commits, so two clients never both hold a lease. A release is the exception:
+    one autocommit statement that frees only what the session holds with the given token,
+    which no locked call's decision depends on (see release()). Every expiry and remaining
     duration is computed by the database's clock inside the statements; the client's clock
     is never written or compared.
 
