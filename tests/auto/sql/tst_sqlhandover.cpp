@@ -92,7 +92,8 @@ private Q_SLOTS:
         timer.start();
         held->close(); // releases and waits for the release
         QTRY_VERIFY_WITH_TIMEOUT(future.isFinished(), 10000);
-        qInfo("%s: handed over %.2f ms after the release began", qPrintable(database), double(timer.nsecsElapsed()) / 1e6);
+        qInfo("%s: handed over within %lld ms of the release (seen in 50 ms steps; qsimba_sqlbench measures it)",
+              qPrintable(database), timer.elapsed());
         QVERIFY(waiter->backendMetrics()->releasedHints() >= 1);
         QVERIFY(future.takeResult().token() > heldToken);
     }
