@@ -244,7 +244,8 @@ void QSimbaSqlHintPoller::run()
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(QSimbaSqlDialect::driverName(m_dialect.driver()), connection);
         m_dialect.configure(db);
-        std::map<qsizetype, std::unique_ptr<QSqlQuery>> reads; // prepared, by the number of names
+        // Prepared on the open connection, by the number of names or groups they read.
+        std::map<qsizetype, std::unique_ptr<QSqlQuery>> reads, groupReads;
         std::map<QString, std::pair<qint64, qint64>> signatures; // group → (members, checksum)
         const auto setSocket = [&](int fd) {
             QMutexLocker lock(&m_mutex);
@@ -253,6 +254,7 @@ void QSimbaSqlHintPoller::run()
         };
         const auto closeConnection = [&] {
             reads.clear();
+            groupReads.clear();
             setSocket(-1); // before the descriptor is closed
             db.close();
         };
@@ -270,8 +272,12 @@ void QSimbaSqlHintPoller::run()
         while (m_interest->next(&names, &groups, pause, m_stop)) {
             pause = QSimbaSqlHints::PollInterval;
             QString error;
-            if (!db.isOpen() && (!db.open() || !setSocket(QSimbaSqlWatchdog::socketOf(db))))
-                error = db.lastError().text();
+            if (!db.isOpen()) {
+                if (!db.open())
+                    error = db.lastError().text();
+                else if (!setSocket(QSimbaSqlWatchdog::socketOf(db)))
+                    break; // being destroyed
+            }
             for (qsizetype from = 0; error.isEmpty() && from < names.size(); from += QSimbaLeaseBackend::MaxBatch) {
                 const QStringList chunk = names.mid(from, QSimbaLeaseBackend::MaxBatch);
                 auto &read = reads[chunk.size()];
@@ -296,18 +302,26 @@ void QSimbaSqlHintPoller::run()
             }
             if (error.isEmpty() && !groups.isEmpty() && polls++ % QSimbaSqlHints::GroupPollEvery == 0) {
                 // Who is in each group, as a count and a checksum: a join, a leave or a swap changes it.
-                QSqlQuery query(db);
-                if (!query.prepare(QStringLiteral("SELECT grp, COUNT(*), BIT_XOR(CRC32(session)) FROM %1 WHERE grp IN (%2) "
-                                                  "GROUP BY grp")
-                                       .arg(m_dialect.members(), QSimbaSqlDialect::placeholders(int(groups.size()))))
-                    || !run(query, groups)) {
-                    error = query.lastError().text();
+                auto &slot = groupReads[groups.size()];
+                if (!slot) {
+                    slot = std::make_unique<QSqlQuery>(db);
+                    if (!slot->prepare(QStringLiteral("SELECT grp, COUNT(*), BIT_XOR(CRC32(session)) FROM %1 "
+                                                      "WHERE grp IN (%2) GROUP BY grp")
+                                           .arg(m_dialect.members(), QSimbaSqlDialect::placeholders(int(groups.size())))))
+                        error = slot->lastError().text();
+                }
+                QSqlQuery &query = *slot;
+                if (!error.isEmpty() || !run(query, groups)) {
+                    if (error.isEmpty())
+                        error = query.lastError().text();
+                    slot.reset();
                 } else {
                     std::map<QString, std::pair<qint64, qint64>> now;
                     for (const QString &group : groups)
                         now[group] = {0, 0};
                     while (query.next())
                         now[query.value(0).toString()] = {query.value(1).toLongLong(), query.value(2).toLongLong()};
+                    query.finish();
                     for (const auto &[group, signature] : now) {
                         const auto seen = signatures.find(group);
                         if (seen != signatures.end() && seen->second != signature)
