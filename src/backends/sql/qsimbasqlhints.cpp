@@ -270,7 +270,7 @@ void QSimbaSqlHintPoller::run()
         milliseconds pause = 0ms;
         QStringList names, groups;
         while (m_interest->next(&names, &groups, pause, m_stop)) {
-            pause = QSimbaSqlHints::PollInterval;
+            pause = m_dialect.hintInterval();
             QString error;
             if (!db.isOpen()) {
                 if (!db.open())

@@ -32,14 +32,12 @@
  * client reads the rows it waits for. The backend notes every name an acquire answered
  * HeldBy (with the holder and token seen) and every group one of its sessions joined; while
  * there is any, the subscription's own connection reads those lease rows by primary key
- * every PollInterval (and the groups' membership signature every GroupPollEvery polls) and
+ * every hintInterval (and the groups' membership signature every GroupPollEvery polls) and
  * publishes a hint when a row changed. Nothing is read while nothing is waited for.
  */
 namespace QSimbaSqlHints {
 using Clock = std::chrono::steady_clock;
-//! How often a waiting MySQL/MariaDB client reads the rows it waits for.
-constexpr std::chrono::milliseconds PollInterval{5};
-//! Groups' membership is read every this many polls.
+//! Groups' membership is read every this many polls (of Options::hintInterval).
 constexpr int GroupPollEvery = 10;
 //! A waited name is forgotten this long after its holder's lease would end.
 constexpr std::chrono::milliseconds InterestSlack{1000};
