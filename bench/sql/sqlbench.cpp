@@ -14,6 +14,9 @@
 //   spi_acquire, spi_release, spi_cycle
 //                            the backend's calls alone (acquire of one free name, its release)
 //   lock_cycle               QSimba: QSimbaLock::acquire() then QSimbaLockTerm::close()
+//   hint_latency             the backend alone: a session waits for a name (its acquire was
+//                            answered HeldBy); another backend releases it: from release()
+//                            called to the Released hint delivered to the waiter's subscription
 //   waiter_handoff           QSimba: a client waits in acquireAsync() (its attempt answered
 //                            HeldBy); another releases: from releaseAsync() to the waiter's
 //                            future finished
@@ -43,6 +46,7 @@
 #include <QtSql/QSqlQuery>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <functional>
 #include <unistd.h>
@@ -240,6 +244,42 @@ bool attempted(QSimba &c, quint64 before)
     return waitUntil([&] { return metrics->stats(Call::Acquire).count > before; });
 }
 
+// The hint alone: a backend's session waits for a name (its acquire answered HeldBy);
+// another backend releases it: from release() called to the Released hint delivered.
+Figure hintLatency(const QUrl &url, int n, Raw &raw)
+{
+    const auto holder = Backend::fromUrl(url), waiter = Backend::fromUrl(url);
+    const auto hs = holder->openSession(60s).id, ws = waiter->openSession(60s).id;
+    const auto x = QSimbaLeaseName::of(QStringLiteral("hint"));
+    std::atomic<qint64> arrived{0};
+    QElapsedTimer clock;
+    clock.start();
+    const auto subscription = waiter->subscribe([&](const QSimbaLeaseBackend::Hint &h) {
+        if (h.kind == QSimbaLeaseBackend::Hint::Kind::Released && h.name == x.toString())
+            arrived = clock.nsecsElapsed();
+    });
+    std::vector<double> us;
+    for (int i = 0; i < n + 5; ++i) {
+        if (i == 5)
+            raw.take(); // after the warm-up (the subscription arms asynchronously)
+        raw.sample();
+        const qint64 token = holder->acquire(hs, {x}).value(x).token;
+        waiter->acquire(ws, {x}); // HeldBy: it waits for x
+        arrived = 0;
+        const qint64 released = clock.nsecsElapsed();
+        holder->release(hs, {{x, token}});
+        if (!waitUntil([&] { return arrived.load() != 0; }, 5000))
+            continue; // lost (the subscription was still arming): counted by the caller as missing
+        if (i >= 5)
+            us.push_back(double(arrived.load() - released) / 1e3);
+    }
+    holder->closeSession(hs);
+    waiter->closeSession(ws);
+    if (int(us.size()) < n)
+        std::fprintf(stderr, "%d of %d hints did not arrive within 5 s\n", n - int(us.size()), n);
+    return summarize(std::move(us));
+}
+
 Figure waiterHandoff(const QUrl &url, int n, Raw &raw)
 {
     auto a = client(url, 10s), b = client(url, 10s);
@@ -407,6 +447,10 @@ void run(const char *database, const QUrl &url, const Settings &s, MariaDbServer
                     .arg(note.isEmpty() ? QString() : QStringLiteral("; "))
                     .arg(double(metrics->stats(Call::Acquire).count - acquires) / cycles, 0, 'f', 2)
                     .arg(double(metrics->stats(Call::Release).count - releases) / cycles, 0, 'f', 2);
+    }
+    {
+        const Figure f = hintLatency(url, s.handoffs, raw);
+        table.add(QStringLiteral("hint_latency"), f, raw.take());
     }
     {
         const Figure f = waiterHandoff(url, s.handoffs, raw);
