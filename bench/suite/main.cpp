@@ -1,0 +1,818 @@
+// SPDX-License-Identifier: Apache-2.0
+// The benchmark suite: lock cycles, handoffs, handovers and crash failover per backend,
+// each figure as a ratio to the raw client's round trip measured in the same run.
+//
+//   qsimba_bench_suite --backend B [--quick] [--out FILE]
+//       starts B's server the way the tests do (loopback, free port, temporary directory),
+//       measures every figure, prints them and appends one row per figure to FILE (TSV)
+//   qsimba_bench_suite --table FILE…
+//       prints the Markdown table of those rows (figures × backends)
+//   qsimba_bench_suite --worker KIND --url URL …
+//       a worker process of the multi-process figures (workers.cpp)
+// B is one of memory, sqlite, postgres, mariadb, redis, zookeeper, etcd. bench/run.sh runs
+// them all.
+#include "suite.h"
+
+#include "qsimba.h"
+#include "qsimbabackendfactory.h"
+
+#ifdef QSIMBA_BENCH_SQL
+#include "mariadbserver.h"
+#include "postgresserver.h"
+#endif
+#ifdef QSIMBA_BENCH_REDIS
+#include "redisserver.h"
+#endif
+#ifdef QSIMBA_BENCH_ZOOKEEPER
+#include "zookeeperserver.h"
+#endif
+#ifdef QSIMBA_BENCH_ETCD
+#include "etcdserver.h"
+#endif
+
+#include <QtCore/QCommandLineParser>
+#include <QtCore/QCoreApplication>
+#include <QtCore/QFile>
+#include <QtCore/QMap>
+#include <QtCore/QProcess>
+#include <QtCore/QRandomGenerator>
+#include <QtCore/QSemaphore>
+#include <QtCore/QTemporaryDir>
+#include <QtCore/QTextStream>
+
+#include <atomic>
+#include <cstdio>
+#include <functional>
+#include <stdexcept>
+#include <thread>
+
+#include <signal.h>
+
+using namespace std::chrono_literals;
+using namespace Bench;
+
+namespace {
+
+constexpr auto LockLease = 10s;    // as the issue's side-by-side harness
+constexpr auto ElectionLease = 3s; // renew interval 1 s
+
+struct Profile
+{
+    int cycles;        // uncontended lock cycles (and raw round trips)
+    int contendCycles; // per process, 4 processes
+    int handoffs;      // handoffs to a blocked waiter
+    int handovers;     // graceful handovers
+    int failovers;     // crash failovers (each takes a lease, 3 s)
+    double budgetS;    // the most any one figure may take, except the two below
+    double contendBudgetS; // after which the 4 processes stop short of N cycles
+};
+constexpr Profile Quick{200, 25, 8, 8, 2, 8, 15};
+constexpr Profile Full{1000, 100, 30, 30, 8, 30, 60};
+
+[[noreturn]] void fail(const QString &what)
+{
+    throw std::runtime_error(what.toStdString());
+}
+
+double msSince(qint64 ns)
+{
+    return double(monoNs() - ns) / 1e6;
+}
+
+QString fmtMs(double ms)
+{
+    if (ms < 1)
+        return QString::number(ms, 'f', 3);
+    if (ms < 10)
+        return QString::number(ms, 'f', 2);
+    if (ms < 1000)
+        return QString::number(ms, 'f', 1);
+    return QString::number(ms, 'f', 0);
+}
+
+QString fmtRatio(double r)
+{
+    return r < 10 ? QString::number(r, 'f', 2) : QString::number(r, 'f', 0);
+}
+
+// ---- the machine's noise: a fixed busy loop and a 1 ms sleep, sampled before every figure
+
+volatile quint64 sink;
+qint64 spinIterations = 1000;
+
+void spin(qint64 n)
+{
+    quint64 x = 1;
+    for (qint64 i = 0; i < n; ++i)
+        x = x * 6364136223846793005ULL + quint64(i);
+    sink = x;
+}
+
+void calibrateSpin()
+{
+    // About 0.5 ms on an idle core: the fastest of a few tries.
+    double best = 1e9;
+    for (int i = 0; i < 20; ++i) {
+        const qint64 t = monoNs();
+        spin(100000);
+        best = std::min(best, msSince(t));
+    }
+    spinIterations = qint64(100000 * 0.5 / std::max(best, 1e-3));
+}
+
+struct Noise
+{
+    Samples busy, sleep;
+    void sample(int n = 10)
+    {
+        for (int i = 0; i < n; ++i) {
+            qint64 t = monoNs();
+            spin(spinIterations);
+            busy.add(msSince(t));
+            t = monoNs();
+            std::this_thread::sleep_for(1ms);
+            sleep.add(msSince(t));
+        }
+    }
+};
+
+// ---- one backend's server
+
+struct Server
+{
+    QString url, where, user, password, database;
+    std::function<void()> stop;
+    std::shared_ptr<void> keep; // the fixture
+};
+
+Server startServer(const QString &backend, const QString &tempDir)
+{
+    Server s;
+    if (backend == QLatin1String("memory")) {
+        s.url = QStringLiteral("memory://bench");
+        return s;
+    }
+    if (backend == QLatin1String("sqlite")) {
+        s.where = tempDir + QStringLiteral("/bench.db");
+        s.url = QStringLiteral("sqlite://") + s.where;
+        return s;
+    }
+    const auto started = [&](auto server, const QString &what) {
+        if (!server->start())
+            fail(QStringLiteral("%1 did not start: %2").arg(what, server->errorString()));
+        s.keep = server;
+        s.stop = [server] { server->stop(); };
+        s.where = QStringLiteral("127.0.0.1:%1").arg(server->port());
+    };
+#ifdef QSIMBA_BENCH_SQL
+    if (backend == QLatin1String("postgres") || backend == QLatin1String("mariadb")) {
+        const auto sqlServer = [&](auto server, const QString &what) {
+            started(server, what);
+            s.url = server->url().toString();
+            s.user = server->user();
+            s.password = server->password();
+            s.database = server->database();
+        };
+        if (backend == QLatin1String("postgres"))
+            sqlServer(std::make_shared<PostgresServer>(), QStringLiteral("PostgreSQL"));
+        else
+            sqlServer(std::make_shared<MariaDbServer>(), QStringLiteral("MariaDB"));
+        return s;
+    }
+#endif
+#ifdef QSIMBA_BENCH_REDIS
+    if (backend == QLatin1String("redis")) {
+        auto server = std::make_shared<RedisServer>();
+        started(server, QStringLiteral("redis-server"));
+        // The longest lease the suite uses: a new prefix on a server started just now grants
+        // nothing for maxLease (the recovery guard), which ready() waits out.
+        s.url = server->url().toString() + QStringLiteral("?maxLease=10s");
+        return s;
+    }
+#endif
+#ifdef QSIMBA_BENCH_ZOOKEEPER
+    if (backend == QLatin1String("zookeeper")) {
+        auto server = std::make_shared<ZookeeperServer>();
+        started(server, QStringLiteral("ZooKeeper"));
+        s.where = server->hostPort();
+        s.url = QStringLiteral("zookeeper://") + s.where + QStringLiteral("/bench");
+        return s;
+    }
+#endif
+#ifdef QSIMBA_BENCH_ETCD
+    if (backend == QLatin1String("etcd")) {
+        auto server = std::make_shared<EtcdServer>();
+        started(server, QStringLiteral("etcd"));
+        s.where = server->endpoint();
+        s.url = server->url(QStringLiteral("/bench"));
+        return s;
+    }
+#endif
+    fail(QStringLiteral("unknown backend '%1', or not in this build (memory, sqlite, postgres, mariadb, redis, "
+                        "zookeeper, etcd)").arg(backend));
+}
+
+// ---- worker processes
+
+class Worker
+{
+public:
+    Worker(const QString &kind, const QString &url, const QStringList &args)
+    {
+        m_process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        m_process.start(QCoreApplication::applicationFilePath(),
+                        QStringList{QStringLiteral("--worker"), kind, QStringLiteral("--url"), url} + args);
+        if (!m_process.waitForStarted(10000))
+            fail(QStringLiteral("worker %1 did not start: %2").arg(kind, m_process.errorString()));
+    }
+    ~Worker() { kill(); }
+
+    void send(const char *command)
+    {
+        m_process.write(QByteArray(command) + '\n');
+        m_process.waitForBytesWritten(1000);
+    }
+    //! The fields of the next line starting with \a word, within \a timeoutMs; every line
+    //! read stays in lines(). Throws on an ERROR line, an exit or the timeout.
+    QStringList expect(const QString &word, int timeoutMs)
+    {
+        const qint64 deadline = monoNs() + qint64(timeoutMs) * 1000000;
+        for (;;) {
+            while (m_process.canReadLine()) {
+                const QString line = QString::fromUtf8(m_process.readLine()).trimmed();
+                m_lines.append(line);
+                const QStringList fields = line.split(QLatin1Char(' '));
+                if (fields.first() == QLatin1String("ERROR"))
+                    fail(QStringLiteral("worker: %1").arg(line.mid(6)));
+                if (fields.first() == word)
+                    return fields;
+            }
+            const qint64 left = (deadline - monoNs()) / 1000000;
+            if (left <= 0)
+                fail(QStringLiteral("no %1 from the worker within %2 ms").arg(word).arg(timeoutMs));
+            if (!m_process.waitForReadyRead(int(std::min<qint64>(left, 1000)))
+                && m_process.state() == QProcess::NotRunning && !m_process.canReadLine())
+                fail(QStringLiteral("the worker exited (code %1) before %2").arg(m_process.exitCode()).arg(word));
+        }
+    }
+    //! Reads what is left after the process ended (killed).
+    void drain()
+    {
+        m_process.waitForFinished(5000);
+        m_lines += QString::fromUtf8(m_process.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    }
+    const QStringList &lines() const { return m_lines; }
+    void sigkill() { ::kill(pid_t(m_process.processId()), SIGKILL); }
+    void kill()
+    {
+        if (m_process.state() == QProcess::NotRunning)
+            return;
+        send("QUIT");
+        if (!m_process.waitForFinished(5000)) {
+            m_process.kill();
+            m_process.waitForFinished(2000);
+        }
+    }
+
+private:
+    QProcess m_process;
+    QStringList m_lines;
+};
+
+std::unique_ptr<QSimba> makeClient(const QString &url, std::chrono::milliseconds lease)
+{
+    return QSimba::builder()
+        .backend(QSimbaBackendFactory::create(url))
+        .config(QSimbaConfig::builder().leaseDuration(lease).build())
+        .callbackExecutor(QSimba::CallbackExecutor::DedicatedThread)
+        .build();
+}
+
+// An election of this process: the times it was elected, for waiting.
+class Elector
+{
+public:
+    explicit Elector(QSimbaElection *election) : m_election(election) {}
+    void start()
+    {
+        m_election->start([this](const QSimbaTerm &) {
+            m_elected.store(monoNs());
+            m_signal.release();
+        }, {});
+    }
+    //! The time of the next election, or throws after \a timeoutMs.
+    qint64 awaitElected(int timeoutMs)
+    {
+        if (!m_signal.tryAcquire(1, timeoutMs))
+            fail(QStringLiteral("not elected within %1 ms").arg(timeoutMs));
+        return m_elected.load();
+    }
+    void stop() { m_election->stop().waitForFinished(); }
+    QFuture<void> stopAsync() { return m_election->stop(); }
+
+private:
+    QSimbaElection *m_election;
+    std::atomic<qint64> m_elected{0};
+    QSemaphore m_signal;
+};
+
+// ---- the figures of one backend
+
+struct Row
+{
+    QString key;
+    qsizetype n = 0;
+    double median = 0, p99 = 0;
+    double ratio = -1;  // the median ÷ the raw client's cheapest request (R), when measured
+    double ratioW = -1; // the median ÷ one raw durable write (W), when measured
+    QString cell; // what the table shows
+    QString note; // the detailed listing only
+};
+
+class Run
+{
+public:
+    Run(QString backend, Server server, Profile profile, QString tempDir)
+        : m_backend(std::move(backend)), m_server(std::move(server)), m_profile(profile), m_tempDir(std::move(tempDir))
+    {
+    }
+
+    QList<Row> rows;
+
+    void all()
+    {
+        figure(QStringLiteral("first grant"), [this] { ready(); });
+        m_noise.sample();
+        figure(QStringLiteral("lock cycle"), [this] { cycles(); });
+        const bool shared = m_backend != QLatin1String("memory"); // memory:// lives in one process
+        if (shared) {
+            figure(QStringLiteral("4 processes"), [this] { contended(); });
+            figure(QStringLiteral("handoff to a blocked waiter"), [this] { waiterHandoff(); });
+            figure(QStringLiteral("graceful handover"), [this] { handover(); });
+            figure(QStringLiteral("crash failover"), [this] { crashFailover(); });
+        } else {
+            for (const char *key : {"contend_tput", "contend_handoff", "contend_overlaps", "handoff", "handover", "failover"})
+                add({QLatin1String(key), 0, 0, 0, -1, -1, QStringLiteral("n/a (one process)"), {}});
+        }
+        m_noise.sample();
+        addTime(QStringLiteral("noise_busy"), m_noise.busy, false);
+        Row &busy = rows.last();
+        busy.ratio = busy.median > 0 ? busy.p99 / busy.median : -1;
+        busy.cell = QStringLiteral("%1 / %2 ms · p99 %3× median").arg(fmtMs(busy.median), fmtMs(busy.p99), fmtRatio(busy.ratio));
+        addTime(QStringLiteral("noise_sleep"), m_noise.sleep, false);
+    }
+
+private:
+    void figure(const QString &what, const std::function<void()> &body)
+    {
+        std::fprintf(stderr, "[%s] %s …\n", qPrintable(m_backend), qPrintable(what));
+        m_noise.sample();
+        const qint64 t = monoNs();
+        try {
+            body();
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "[%s] %s FAILED: %s\n", qPrintable(m_backend), qPrintable(what), e.what());
+            m_failures.append(QStringLiteral("%1: %2").arg(what, QString::fromUtf8(e.what())));
+            add({QStringLiteral("failed"), 0, 0, 0, -1, -1, QStringLiteral("%1 failed: %2").arg(what, QString::fromUtf8(e.what())), {}});
+        }
+        std::fprintf(stderr, "[%s] %s took %.1f s\n", qPrintable(m_backend), qPrintable(what), msSince(t) / 1000);
+    }
+    bool overBudget(qint64 started) const { return msSince(started) > m_profile.budgetS * 1000; }
+    void add(Row row) { rows.append(std::move(row)); }
+
+    //! " · 12 R · 9.5 W": \a ms in raw requests and raw writes, as measured.
+    QString ratios(double ms, Row *r) const
+    {
+        QString text;
+        if (m_rtt > 0) {
+            r->ratio = ms / m_rtt;
+            text += QStringLiteral(" · %1 R").arg(fmtRatio(r->ratio));
+        }
+        if (m_write > 0) {
+            r->ratioW = ms / m_write;
+            text += QStringLiteral(" · %1 W").arg(fmtRatio(r->ratioW));
+        }
+        return text;
+    }
+
+    //! A row of times, with the ratios to the raw client's request and write unless \a ratio is false.
+    void addTime(const QString &key, const Samples &s, bool ratio = true, const QString &note = {})
+    {
+        Row r{key, s.size(), s.median(), s.p99(), -1, -1, {}, note};
+        r.cell = QStringLiteral("%1 / %2 ms").arg(fmtMs(r.median), fmtMs(r.p99));
+        if (ratio)
+            r.cell += ratios(r.median, &r);
+        add(r);
+    }
+
+    // Waits until the backend grants a lock (Redis's recovery guard holds grants back on a
+    // server started less than maxLease ago).
+    void ready()
+    {
+        auto simba = makeClient(m_server.url, LockLease);
+        QSimbaLock *lock = simba->lock(QStringLiteral("bench.ready"));
+        const qint64 started = monoNs();
+        for (;;) {
+            if (auto term = lock->tryAcquire()) {
+                term->close();
+                break;
+            }
+            if (msSince(started) > 60000)
+                fail(QStringLiteral("no lock granted within 60 s"));
+            std::this_thread::sleep_for(200ms);
+        }
+        simba->close();
+    }
+
+    // Uncontended: acquire + release of one lock by one client, alternating with the raw
+    // client's read and write, so that a busy machine weighs on all alike.
+    void cycles()
+    {
+        std::unique_ptr<RawClient> raw;
+        if (m_backend != QLatin1String("memory"))
+            raw = makeRawClient(m_backend, m_server.where, m_server.user, m_server.password, m_server.database);
+        auto simba = makeClient(m_server.url, LockLease);
+        QSimbaLock *lock = simba->lock(QStringLiteral("bench.cycle"));
+        Samples read, write, cycle, acquire, release;
+        const qint64 started = monoNs();
+        const int warmup = std::max(10, m_profile.cycles / 10);
+        for (int i = -warmup; i < m_profile.cycles; ++i) {
+            double r = 0, w = 0;
+            if (raw) {
+                qint64 t = monoNs();
+                raw->read();
+                r = msSince(t);
+                t = monoNs();
+                raw->write();
+                w = msSince(t);
+            }
+            const qint64 t0 = monoNs();
+            QSimbaLockTerm term = lock->acquire(LockLease);
+            const qint64 t1 = monoNs();
+            term.close();
+            const qint64 t2 = monoNs();
+            if (i < 0)
+                continue;
+            if (raw) {
+                read.add(r);
+                write.add(w);
+            }
+            acquire.add(double(t1 - t0) / 1e6);
+            release.add(double(t2 - t1) / 1e6);
+            cycle.add(double(t2 - t0) / 1e6);
+            if (i >= 20 && overBudget(started))
+                break;
+            if (i % 50 == 0)
+                m_noise.sample(1);
+        }
+        simba->close();
+        if (raw) {
+            m_rtt = read.median();
+            m_write = write.median();
+            addTime(QStringLiteral("read"), read, false, raw->readName());
+            rows.last().cell += QStringLiteral(" (%1)").arg(raw->readName());
+            addTime(QStringLiteral("write"), write, false, raw->writeName());
+            Row &w = rows.last();
+            w.ratio = w.median / m_rtt;
+            w.cell += QStringLiteral(" · %1 R (%2)").arg(fmtRatio(w.ratio), raw->writeName());
+        } else {
+            add({QStringLiteral("read"), 0, 0, 0, -1, -1, QStringLiteral("— (no server)"), {}});
+            add({QStringLiteral("write"), 0, 0, 0, -1, -1, QStringLiteral("— (no server)"), {}});
+        }
+        addTime(QStringLiteral("cycle"), cycle);
+        if (m_write > 0) {
+            const double r = cycle.median() / (2 * m_write);
+            add({QStringLiteral("cycle_writes"), cycle.size(), r, 0, -1, -1, QStringLiteral("%1×").arg(fmtRatio(r)), {}});
+        } else {
+            add({QStringLiteral("cycle_writes"), 0, 0, 0, -1, -1, QStringLiteral("—"), {}});
+        }
+        addTime(QStringLiteral("acquire"), acquire);
+        addTime(QStringLiteral("release"), release);
+    }
+
+    // 4 processes × N cycles on one lock; each holder checks the shared record under the lock.
+    void contended()
+    {
+        const QString record = m_tempDir + QStringLiteral("/record");
+        {
+            QFile f(record);
+            if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(QByteArray(16, '\0')) != 16)
+                fail(QStringLiteral("cannot write the record file"));
+        }
+        const int n = m_profile.contendCycles;
+        std::vector<std::unique_ptr<Worker>> workers;
+        for (int i = 0; i < 4; ++i)
+            workers.push_back(std::make_unique<Worker>(
+                QStringLiteral("contend"), m_server.url,
+                QStringList{QStringLiteral("--name"), QStringLiteral("bench.contend"), QStringLiteral("--lease-ms"),
+                            QString::number(std::chrono::milliseconds(LockLease).count()), QStringLiteral("--cycles"),
+                            QString::number(n), QStringLiteral("--record"), record, QStringLiteral("--deadline-ns"),
+                            QString::number(monoNs() + qint64(m_profile.contendBudgetS * 1e9))}));
+        for (auto &w : workers)
+            w->expect(QStringLiteral("READY"), 30000);
+        for (auto &w : workers)
+            w->send("GO");
+        struct Cycle { int worker; qint64 t0, t1, t2, t3; int bad; };
+        QList<Cycle> all;
+        qsizetype reported = 0;
+        for (int i = 0; i < 4; ++i) {
+            reported += workers[i]->expect(QStringLiteral("DONE"), int(m_profile.contendBudgetS * 1000) + 60000).value(1).toInt();
+            for (const QString &line : workers[i]->lines()) {
+                const QStringList f = line.split(QLatin1Char(' '));
+                if (f.size() == 7 && f[0] == QLatin1String("CYCLE"))
+                    all.append({i, f[1].toLongLong(), f[2].toLongLong(), f[3].toLongLong(), f[4].toLongLong(), f[6].toInt()});
+            }
+        }
+        workers.clear();
+        if (all.size() != reported || all.size() < 8)
+            fail(QStringLiteral("%1 cycles reported, %2 counted").arg(all.size()).arg(reported));
+        std::sort(all.begin(), all.end(), [](const Cycle &a, const Cycle &b) { return a.t1 < b.t1; });
+        int overlaps = 0, changes = 0;
+        Samples handoff;
+        qint64 first = all.first().t0, last = 0;
+        for (qsizetype i = 0; i < all.size(); ++i) {
+            overlaps += all[i].bad;
+            first = std::min(first, all[i].t0);
+            last = std::max(last, all[i].t3);
+            if (i == 0)
+                continue;
+            const Cycle &prev = all[i - 1], &next = all[i];
+            if (next.t1 < prev.t2) // held at once: acquired before the other began to release
+                ++overlaps;
+            if (next.worker != prev.worker) {
+                ++changes;
+                handoff.add(double(next.t1 - prev.t2) / 1e6);
+            }
+        }
+        const double seconds = double(last - first) / 1e9;
+        const double throughput = double(all.size()) / seconds;
+        Row t{QStringLiteral("contend_tput"), all.size(), throughput, 0, -1, -1, {}, {}};
+        // The ratios of the time per cycle.
+        t.cell = QStringLiteral("%1/s of %2 (%3 ms/cycle%4)")
+                     .arg(QString::number(throughput, 'f', 0))
+                     .arg(all.size())
+                     .arg(fmtMs(1000.0 / throughput), ratios(1000.0 / throughput, &t));
+        t.note = QStringLiteral("%1 cycles in %2 s; the holder changed %3 times").arg(all.size()).arg(seconds, 0, 'f', 2).arg(changes);
+        add(t);
+        addTime(QStringLiteral("contend_handoff"), handoff, true,
+                QStringLiteral("%1 changes of holder").arg(changes));
+        add({QStringLiteral("contend_overlaps"), all.size(), double(overlaps), 0, -1, -1,
+             QStringLiteral("%1 of %2").arg(overlaps).arg(all.size()), {}});
+    }
+
+    // The holder (this process) releases; a waiter blocked in acquire() in another process takes it.
+    void waiterHandoff()
+    {
+        auto simba = makeClient(m_server.url, LockLease);
+        QSimbaLock *lock = simba->lock(QStringLiteral("bench.handoff"));
+        Worker waiter(QStringLiteral("waiter"), m_server.url,
+                      {QStringLiteral("--name"), QStringLiteral("bench.handoff"), QStringLiteral("--lease-ms"),
+                       QString::number(std::chrono::milliseconds(LockLease).count())});
+        waiter.expect(QStringLiteral("READY"), 30000);
+        Samples handoff;
+        const qint64 started = monoNs();
+        for (int i = -1; i < m_profile.handoffs; ++i) { // one to warm up
+            QSimbaLockTerm term = lock->acquire(LockLease);
+            waiter.send("ACQUIRE");
+            waiter.expect(QStringLiteral("WAITING"), 10000);
+            // Blocked: its first attempt was answered "held" (a few round trips), then it waits.
+            std::this_thread::sleep_for(100ms);
+            const qint64 t0 = monoNs();
+            term.close();
+            const qint64 t1 = waiter.expect(QStringLiteral("ACQUIRED"), 30000).value(1).toLongLong();
+            if (i >= 0)
+                handoff.add(double(t1 - t0) / 1e6);
+            waiter.send("RELEASE");
+            waiter.expect(QStringLiteral("RELEASED"), 10000);
+            if (i >= 2 && overBudget(started))
+                break;
+        }
+        addTime(QStringLiteral("handoff"), handoff);
+        simba->close();
+    }
+
+    // The leader (this process) stops; a candidate in another process is elected.
+    void handover()
+    {
+        auto simba = makeClient(m_server.url, ElectionLease);
+        Elector leader(simba->election(QStringLiteral("bench.leader")));
+        Worker other(QStringLiteral("candidate"), m_server.url,
+                     {QStringLiteral("--name"), QStringLiteral("bench.leader"), QStringLiteral("--lease-ms"),
+                      QString::number(std::chrono::milliseconds(ElectionLease).count())});
+        other.expect(QStringLiteral("READY"), 30000);
+        Samples handover;
+        const qint64 started = monoNs();
+        for (int i = -1; i < m_profile.handovers; ++i) {
+            leader.start();
+            leader.awaitElected(10000);
+            other.send("START");
+            other.expect(QStringLiteral("STARTED"), 10000);
+            std::this_thread::sleep_for(200ms); // its first attempt answered "held": a candidate
+            const qint64 t0 = monoNs();
+            auto stopped = leader.stopAsync();
+            const qint64 t1 = other.expect(QStringLiteral("ELECTED"), 30000).value(1).toLongLong();
+            stopped.waitForFinished();
+            if (i >= 0)
+                handover.add(double(t1 - t0) / 1e6);
+            other.send("STOP");
+            other.expect(QStringLiteral("STOPPED"), 10000);
+            if (i >= 2 && overBudget(started))
+                break;
+        }
+        addTime(QStringLiteral("handover"), handover);
+        simba->close();
+    }
+
+    // The leader, another process, is SIGKILLed at a random point of its renew interval; this
+    // process's standby is elected. Overshoot: its election past the dead leader's lease end.
+    void crashFailover()
+    {
+        auto simba = makeClient(m_server.url, ElectionLease);
+        Elector standby(simba->election(QStringLiteral("bench.failover")));
+        Samples overshoot, afterKill;
+        for (int i = 0; i < m_profile.failovers; ++i) {
+            Worker holder(QStringLiteral("holder"), m_server.url,
+                          {QStringLiteral("--name"), QStringLiteral("bench.failover"), QStringLiteral("--lease-ms"),
+                           QString::number(std::chrono::milliseconds(ElectionLease).count())});
+            holder.expect(QStringLiteral("ELECTED"), 30000);
+            standby.start();
+            // A random point of the holder's renew interval (1 s), after its first renewal.
+            holder.expect(QStringLiteral("LEASE"), 5000);
+            std::this_thread::sleep_for(std::chrono::milliseconds(QRandomGenerator::global()->bounded(1000)));
+            const qint64 killed = monoNs();
+            holder.sigkill();
+            const qint64 elected = standby.awaitElected(
+                int(std::chrono::milliseconds(ElectionLease).count()) * 3 + 5000);
+            holder.drain();
+            qint64 leaseEnd = 0;
+            for (const QString &line : holder.lines()) {
+                const QStringList f = line.split(QLatin1Char(' '));
+                if (f.size() == 3 && f[0] == QLatin1String("LEASE"))
+                    leaseEnd = std::max(leaseEnd, f[1].toLongLong() + f[2].toLongLong() * 1000000);
+            }
+            if (leaseEnd == 0)
+                fail(QStringLiteral("the holder reported no lease"));
+            overshoot.add(double(elected - leaseEnd) / 1e6);
+            afterKill.add(double(elected - killed) / 1e6);
+            standby.stop();
+        }
+        addTime(QStringLiteral("failover"), overshoot, true,
+                QStringLiteral("elected %1 ms (median) after the SIGKILL").arg(fmtMs(afterKill.median())));
+        simba->close();
+    }
+
+    QString m_backend;
+    Server m_server;
+    Profile m_profile;
+    QString m_tempDir;
+    Noise m_noise;
+    double m_rtt = 0, m_write = 0;
+    QStringList m_failures;
+};
+
+// ---- the table
+
+struct Figure
+{
+    const char *key, *label, *limit;
+};
+const Figure figures[] = {
+    {"read", "R: raw client's cheapest request (round trip)", "1 R"},
+    {"write", "W: raw client's durable write", "1 W"},
+    {"cycle", "uncontended lock cycle (acquire + release)", "2 W"},
+    {"cycle_writes", "lock cycle ÷ 2 W", "1"},
+    {"acquire", "— acquire", "1 W"},
+    {"release", "— release (returns once released)", "1 W"},
+    {"contend_tput", "4 processes, one lock: cycles/s", "1 / (2 W + hint)"},
+    {"contend_handoff", "— handoff (release begun → other process holds)", "2 W + hint (≈ ½ R)"},
+    {"contend_overlaps", "— overlaps (checked under the lock; must be 0)", "0"},
+    {"handoff", "handoff to a waiter blocked in another process", "2 W + hint (≈ ½ R)"},
+    {"failover", "crash failover: elected after the dead leader's lease end", "1 R (one acquire after the end)"},
+    {"handover", "graceful handover (stop → other process elected)", "2 W + hint (≈ ½ R)"},
+    {"noise_busy", "noise: a fixed 0.5 ms busy loop", "—"},
+    {"noise_sleep", "noise: a 1 ms sleep", "1 ms"},
+};
+
+int table(const QStringList &files)
+{
+    QStringList backends;
+    QMap<QString, QMap<QString, QString>> cells; // backend → key → cell
+    QMap<QString, QStringList> failures;
+    for (const QString &file : files) {
+        QFile f(file);
+        if (!f.open(QIODevice::ReadOnly)) {
+            std::fprintf(stderr, "cannot read %s\n", qPrintable(file));
+            return 66;
+        }
+        while (!f.atEnd()) {
+            const QStringList c = QString::fromUtf8(f.readLine()).chopped(1).split(QLatin1Char('\t'));
+            if (c.size() < 8)
+                continue;
+            if (!backends.contains(c[0]))
+                backends.append(c[0]);
+            if (c[1] == QLatin1String("failed"))
+                failures[c[0]].append(c[7]);
+            else
+                cells[c[0]][c[1]] = c[7];
+        }
+    }
+    QTextStream out(stdout);
+    out << "| figure | physical limit |";
+    for (const QString &b : backends)
+        out << ' ' << b << " |";
+    out << "\n|---|---|";
+    for (qsizetype i = 0; i < backends.size(); ++i)
+        out << "---|";
+    out << '\n';
+    for (const Figure &fig : figures) {
+        out << "| " << QString::fromUtf8(fig.label) << " | " << QString::fromUtf8(fig.limit) << " |";
+        for (const QString &b : backends)
+            out << ' ' << cells[b].value(QLatin1String(fig.key), QStringLiteral("—")) << " |";
+        out << '\n';
+    }
+    for (const QString &b : backends) {
+        for (const QString &f : failures.value(b))
+            out << "\n" << b << ": " << f << '\n';
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    const QStringList args = app.arguments();
+    if (args.size() > 2 && args[1] == QLatin1String("--worker")) {
+        const auto url = args.indexOf(QStringLiteral("--url"));
+        if (url < 0 || url + 1 >= args.size())
+            return 64;
+        QStringList rest = args.mid(2);
+        rest.remove(url - 2, 2);
+        return runWorker(args[2], args[url + 1], rest.mid(1));
+    }
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("QSimba's benchmark suite (see bench/run.sh)."));
+    parser.addHelpOption();
+    parser.addOption({QStringLiteral("backend"), QStringLiteral("memory, sqlite, postgres, mariadb, redis, zookeeper or etcd."),
+                      QStringLiteral("backend")});
+    parser.addOption({QStringLiteral("quick"), QStringLiteral("Fewer runs (development).")});
+    parser.addOption({QStringLiteral("out"), QStringLiteral("Append the rows (TSV) to this file."), QStringLiteral("file")});
+    parser.addOption({QStringLiteral("table"), QStringLiteral("Print the Markdown table of the TSV files given as arguments.")});
+    parser.process(app);
+    if (parser.isSet(QStringLiteral("table")))
+        return table(parser.positionalArguments());
+    const QString backend = parser.value(QStringLiteral("backend"));
+    if (backend.isEmpty()) {
+        std::fprintf(stderr, "give --backend B or --table FILE…\n");
+        return 64;
+    }
+    const Profile profile = parser.isSet(QStringLiteral("quick")) ? Quick : Full;
+    calibrateSpin();
+    QTemporaryDir temp;
+    QList<Row> rows;
+    const qint64 started = monoNs();
+    QString describe;
+    try {
+        Server server = startServer(backend, temp.path());
+        describe = QSimbaBackendFactory::redacted(server.url);
+        Run run(backend, server, profile, temp.path());
+        run.all();
+        rows = run.rows;
+        if (server.stop)
+            server.stop();
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "[%s] FAILED: %s\n", qPrintable(backend), e.what());
+        rows.append({QStringLiteral("failed"), 0, 0, 0, -1, -1, QString::fromUtf8(e.what()), {}});
+    }
+    QTextStream out(stdout);
+    out << "\n## " << backend << " (" << (describe.isEmpty() ? QStringLiteral("not started") : describe) << "), "
+        << (parser.isSet(QStringLiteral("quick")) ? "quick" : "full") << " profile, "
+        << QString::number(msSince(started) / 1000, 'f', 0) << " s\n";
+    out << "| figure | n | median ms | p99 ms | ÷ R | ÷ W | note |\n|---|---|---|---|---|---|---|\n";
+    for (const Row &r : rows) {
+        if (r.key == QLatin1String("failed")) {
+            out << "| FAILED | | | | | | " << r.cell << " |\n";
+            continue;
+        }
+        out << "| " << r.key << " | " << r.n << " | " << fmtMs(r.median) << " | " << fmtMs(r.p99) << " | "
+            << (r.ratio >= 0 ? fmtRatio(r.ratio) : QStringLiteral("—")) << " | "
+            << (r.ratioW >= 0 ? fmtRatio(r.ratioW) : QStringLiteral("—")) << " | " << (r.note.isEmpty() ? r.cell : r.note) << " |\n";
+    }
+    out.flush();
+    if (const QString file = parser.value(QStringLiteral("out")); !file.isEmpty()) {
+        QFile f(file);
+        if (!f.open(QIODevice::Append)) {
+            std::fprintf(stderr, "cannot write %s\n", qPrintable(file));
+            return 73;
+        }
+        for (const Row &r : rows)
+            f.write(QStringList{backend, r.key, QString::number(r.n), QString::number(r.median), QString::number(r.p99),
+                                QString::number(r.ratio), QString::number(r.ratioW), QString(r.cell).replace(QLatin1Char('\t'), QLatin1Char(' '))}
+                        .join(QLatin1Char('\t'))
+                        .toUtf8()
+                    + '\n');
+    }
+    const bool failed = std::any_of(rows.begin(), rows.end(), [](const Row &r) { return r.key == QLatin1String("failed"); });
+    return failed ? 1 : 0;
+}
