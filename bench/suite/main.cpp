@@ -332,8 +332,9 @@ struct Row
 class Run
 {
 public:
-    Run(QString backend, Server server, Profile profile, QString tempDir)
-        : m_backend(std::move(backend)), m_server(std::move(server)), m_profile(profile), m_tempDir(std::move(tempDir))
+    Run(QString backend, Server server, Profile profile, QString tempDir, QStringList only)
+        : m_backend(std::move(backend)), m_server(std::move(server)), m_profile(profile), m_tempDir(std::move(tempDir)),
+          m_only(std::move(only))
     {
     }
 
@@ -351,7 +352,10 @@ public:
             figure(QStringLiteral("graceful handover"), [this] { handover(); });
             figure(QStringLiteral("crash failover"), [this] { crashFailover(); });
         } else {
-            for (const char *key : {"contend_tput", "contend_handoff", "contend_overlaps", "handoff", "handover", "failover"})
+            // memory:// lives in one process: two clients of it there, for the engine's share.
+            figure(QStringLiteral("handoff to a blocked waiter (one process)"), [this] { waiterHandoffInProcess(); });
+            figure(QStringLiteral("graceful handover (one process)"), [this] { handoverInProcess(); });
+            for (const char *key : {"contend_tput", "contend_handoff", "contend_overlaps", "failover"})
                 add({QLatin1String(key), 0, 0, 0, -1, -1, QStringLiteral("n/a (one process)"), {}});
         }
         m_noise.sample();
@@ -365,6 +369,8 @@ public:
 private:
     void figure(const QString &what, const std::function<void()> &body)
     {
+        if (!m_only.isEmpty() && !m_only.contains(what.section(QLatin1Char(' '), 0, 0)) && what != QLatin1String("lock cycle"))
+            return;
         std::fprintf(stderr, "[%s] %s …\n", qPrintable(m_backend), qPrintable(what));
         m_noise.sample();
         const qint64 t = monoNs();
@@ -591,6 +597,88 @@ private:
         simba->close();
     }
 
+    // memory: the same as waiterHandoff(), the waiter a second client on a thread.
+    void waiterHandoffInProcess()
+    {
+        auto simba = makeClient(m_server.url, LockLease), other = makeClient(m_server.url, LockLease);
+        QSimbaLock *lock = simba->lock(QStringLiteral("bench.handoff"));
+        QSimbaLock *waiting = other->lock(QStringLiteral("bench.handoff"));
+        Samples handoff;
+        const qint64 started = monoNs();
+        for (int i = -1; i < m_profile.handoffs; ++i) {
+            QSimbaLockTerm term = lock->acquire(LockLease);
+            QSimbaLockTerm won;
+            std::atomic<qint64> t1{0};
+            std::thread waiter([&] {
+                won = waiting->acquire(LockLease);
+                t1.store(monoNs());
+            });
+            std::this_thread::sleep_for(100ms);
+            const qint64 t0 = monoNs();
+            term.close();
+            waiter.join();
+            if (i >= 0)
+                handoff.add(double(t1.load() - t0) / 1e6);
+            won.close();
+            if (i >= 2 && overBudget(started))
+                break;
+        }
+        addTime(QStringLiteral("handoff"), handoff, true, QStringLiteral("two clients in one process"));
+        rows.last().cell += QStringLiteral(" (one process)");
+        other->close();
+        simba->close();
+    }
+
+    // memory: the same as handover(), both clients in this process.
+    void handoverInProcess()
+    {
+        auto a = makeClient(m_server.url, ElectionLease), b = makeClient(m_server.url, ElectionLease);
+        Elector leader(a->election(QStringLiteral("bench.leader"))), other(b->election(QStringLiteral("bench.leader")));
+        Samples handover;
+        const qint64 started = monoNs();
+        for (int i = -1; i < m_profile.handovers; ++i) {
+            leader.start();
+            leader.awaitElected(10000);
+            other.start();
+            std::this_thread::sleep_for(200ms);
+            const qint64 t0 = monoNs();
+            auto stopped = leader.stopAsync();
+            const qint64 t1 = other.awaitElected(30000);
+            stopped.waitForFinished();
+            if (i >= 0)
+                handover.add(double(t1 - t0) / 1e6);
+            other.stop();
+            if (i >= 2 && overBudget(started))
+                break;
+        }
+        addTime(QStringLiteral("handover"), handover, true, QStringLiteral("two clients in one process"));
+        rows.last().cell += QStringLiteral(" (one process)");
+        b->close();
+        a->close();
+    }
+
+    //! Who holds \a name, as the backend's inspection shows it: for failure messages.
+    QString whoHolds(const QString &name) const
+    {
+        try {
+            const auto inspection = QSimbaBackendFactory::create(m_server.url)->inspect();
+            QStringList held;
+            for (const auto &l : inspection.leases) {
+                if (l.name.toString() == name)
+                    held.append(QStringLiteral("held by session %1 (token %2) for %3 ms more")
+                                    .arg(l.holder.toString()).arg(l.token).arg(l.remaining.count()));
+            }
+            QStringList sessions;
+            for (const auto &x : inspection.sessions)
+                sessions.append(QStringLiteral("%1 (%2 ms)").arg(x.id.toString()).arg(x.remaining.count()));
+            return QStringLiteral("%1 %2; live sessions: %3")
+                .arg(name, held.isEmpty() ? QStringLiteral("not held") : held.join(QLatin1String(", ")),
+                     sessions.join(QLatin1String(", ")));
+        } catch (const std::exception &e) {
+            return QStringLiteral("inspection failed: %1").arg(QString::fromUtf8(e.what()));
+        }
+    }
+
     // The leader (this process) stops; a candidate in another process is elected.
     void handover()
     {
@@ -634,7 +722,11 @@ private:
             Worker holder(QStringLiteral("holder"), m_server.url,
                           {QStringLiteral("--name"), QStringLiteral("bench.failover"), QStringLiteral("--lease-ms"),
                            QString::number(std::chrono::milliseconds(ElectionLease).count())});
-            holder.expect(QStringLiteral("ELECTED"), 30000);
+            try {
+                holder.expect(QStringLiteral("ELECTED"), 30000);
+            } catch (const std::exception &e) {
+                fail(QStringLiteral("round %1: %2; %3").arg(i + 1).arg(QString::fromUtf8(e.what()), whoHolds(QStringLiteral("bench.failover"))));
+            }
             standby.start();
             // A random point of the holder's renew interval (1 s), after its first renewal.
             holder.expect(QStringLiteral("LEASE"), 5000);
@@ -644,14 +736,22 @@ private:
             const qint64 elected = standby.awaitElected(
                 int(std::chrono::milliseconds(ElectionLease).count()) * 3 + 5000);
             holder.drain();
-            qint64 leaseEnd = 0;
+            qint64 leaseEnd = 0, lastSent = 0, granted = 0;
             for (const QString &line : holder.lines()) {
                 const QStringList f = line.split(QLatin1Char(' '));
-                if (f.size() == 3 && f[0] == QLatin1String("LEASE"))
-                    leaseEnd = std::max(leaseEnd, f[1].toLongLong() + f[2].toLongLong() * 1000000);
+                if (f.size() == 3 && f[0] == QLatin1String("LEASE")
+                    && f[1].toLongLong() + f[2].toLongLong() * 1000000 > leaseEnd) {
+                    lastSent = f[1].toLongLong();
+                    granted = f[2].toLongLong();
+                    leaseEnd = lastSent + granted * 1000000;
+                }
             }
             if (leaseEnd == 0)
                 fail(QStringLiteral("the holder reported no lease"));
+            std::fprintf(stderr, "[%s] failover %d: last answered keepAlive sent %.1f ms before the kill, %lld ms "
+                                 "granted; elected %.1f ms after the kill, %.2f ms after the lease end\n",
+                         qPrintable(m_backend), i + 1, double(killed - lastSent) / 1e6, qint64(granted),
+                         double(elected - killed) / 1e6, double(elected - leaseEnd) / 1e6);
             overshoot.add(double(elected - leaseEnd) / 1e6);
             afterKill.add(double(elected - killed) / 1e6);
             standby.stop();
@@ -668,6 +768,7 @@ private:
     Noise m_noise;
     double m_rtt = 0, m_write = 0;
     QStringList m_failures;
+    QStringList m_only; // first words of the figures to run (the lock cycle always runs)
 };
 
 // ---- the table
@@ -758,6 +859,9 @@ int main(int argc, char **argv)
                       QStringLiteral("backend")});
     parser.addOption({QStringLiteral("quick"), QStringLiteral("Fewer runs (development).")});
     parser.addOption({QStringLiteral("out"), QStringLiteral("Append the rows (TSV) to this file."), QStringLiteral("file")});
+    parser.addOption({QStringLiteral("only"), QStringLiteral("Only these figures besides the lock cycle (development): "
+                                                            "first, 4, handoff, graceful, crash."),
+                      QStringLiteral("list")});
     parser.addOption({QStringLiteral("table"), QStringLiteral("Print the Markdown table of the TSV files given as arguments.")});
     parser.process(app);
     if (parser.isSet(QStringLiteral("table")))
@@ -776,7 +880,8 @@ int main(int argc, char **argv)
     try {
         Server server = startServer(backend, temp.path());
         describe = QSimbaBackendFactory::redacted(server.url);
-        Run run(backend, server, profile, temp.path());
+        Run run(backend, server, profile, temp.path(),
+                parser.value(QStringLiteral("only")).split(QLatin1Char(','), Qt::SkipEmptyParts));
         run.all();
         rows = run.rows;
         if (server.stop)
