@@ -292,19 +292,25 @@ std::unique_ptr<QSimba> makeClient(const QString &url, std::chrono::milliseconds
 class Elector
 {
 public:
-    explicit Elector(QSimbaElection *election) : m_election(election) {}
-    void start()
+    // The elected signal, connected before start() and called on the emitting thread: a
+    // listener given to start() can miss a term won before start() stored it.
+    explicit Elector(QSimbaElection *election) : m_election(election)
     {
-        m_election->start([this](const QSimbaTerm &) {
+        m_connection = QObject::connect(election, &QSimbaElection::elected, [this](const QSimbaTerm &) {
             m_elected.store(monoNs());
             m_signal.release();
-        }, {});
+        });
     }
+    ~Elector() { QObject::disconnect(m_connection); }
+    void start() { m_election->start(); }
     //! The time of the next election, or throws after \a timeoutMs.
     qint64 awaitElected(int timeoutMs)
     {
         if (!m_signal.tryAcquire(1, timeoutMs))
-            fail(QStringLiteral("not elected within %1 ms").arg(timeoutMs));
+            fail(QStringLiteral("%1 not elected within %2 ms (status %3)")
+                     .arg(m_election->name().toString())
+                     .arg(timeoutMs)
+                     .arg(QSimbaElection::statusName(m_election->status())));
         return m_elected.load();
     }
     void stop() { m_election->stop().waitForFinished(); }
@@ -312,6 +318,7 @@ public:
 
 private:
     QSimbaElection *m_election;
+    QMetaObject::Connection m_connection;
     std::atomic<qint64> m_elected{0};
     QSemaphore m_signal;
 };
@@ -353,8 +360,8 @@ public:
             figure(QStringLiteral("crash failover"), [this] { crashFailover(); });
         } else {
             // memory:// lives in one process: two clients of it there, for the engine's share.
-            figure(QStringLiteral("handoff to a blocked waiter (one process)"), [this] { waiterHandoffInProcess(); });
-            figure(QStringLiteral("graceful handover (one process)"), [this] { handoverInProcess(); });
+            figure(QStringLiteral("handoff to a blocked waiter (one process)"), [this] { waiterHandoff(); });
+            figure(QStringLiteral("graceful handover (one process)"), [this] { handover(); });
             for (const char *key : {"contend_tput", "contend_handoff", "contend_overlaps", "failover"})
                 add({QLatin1String(key), 0, 0, 0, -1, -1, QStringLiteral("n/a (one process)"), {}});
         }
@@ -566,95 +573,138 @@ private:
              QStringLiteral("%1 of %2").arg(overlaps).arg(all.size()), {}});
     }
 
-    // The holder (this process) releases; a waiter blocked in acquire() in another process takes it.
+    // The other party of a handoff or handover: a worker process, or (memory, which lives in
+    // one process) a second client of this process on a thread.
+    struct Other
+    {
+        std::function<void()> begin;     //!< starts a blocking acquire / an election
+        std::function<qint64()> arrived; //!< when it got the lock / was elected (throws after a timeout)
+        std::function<void()> end;       //!< releases / stops
+    };
+
+    // The holder (this process) releases; a waiter blocked in acquire() takes it.
     void waiterHandoff()
     {
         auto simba = makeClient(m_server.url, LockLease);
         QSimbaLock *lock = simba->lock(QStringLiteral("bench.handoff"));
-        Worker waiter(QStringLiteral("waiter"), m_server.url,
-                      {QStringLiteral("--name"), QStringLiteral("bench.handoff"), QStringLiteral("--lease-ms"),
-                       QString::number(std::chrono::milliseconds(LockLease).count())});
-        waiter.expect(QStringLiteral("READY"), 30000);
+        std::unique_ptr<Worker> worker;
+        std::unique_ptr<QSimba> client;
+        QSimbaLockTerm won;
+        std::thread thread;
+        std::atomic<qint64> acquired{0};
+        Other waiter;
+        if (m_backend != QLatin1String("memory")) {
+            worker = std::make_unique<Worker>(QStringLiteral("waiter"), m_server.url,
+                                              QStringList{QStringLiteral("--name"), QStringLiteral("bench.handoff"),
+                                                          QStringLiteral("--lease-ms"),
+                                                          QString::number(std::chrono::milliseconds(LockLease).count())});
+            worker->expect(QStringLiteral("READY"), 30000);
+            waiter.begin = [&] {
+                worker->send("ACQUIRE");
+                worker->expect(QStringLiteral("WAITING"), 10000);
+            };
+            waiter.arrived = [&] { return worker->expect(QStringLiteral("ACQUIRED"), 30000).value(1).toLongLong(); };
+            waiter.end = [&] {
+                worker->send("RELEASE");
+                worker->expect(QStringLiteral("RELEASED"), 10000);
+            };
+        } else {
+            client = makeClient(m_server.url, LockLease);
+            QSimbaLock *other = client->lock(QStringLiteral("bench.handoff"));
+            waiter.begin = [&, other] {
+                thread = std::thread([&, other] {
+                    won = other->acquire(LockLease);
+                    acquired.store(monoNs());
+                });
+            };
+            waiter.arrived = [&] {
+                thread.join();
+                return acquired.load();
+            };
+            waiter.end = [&] { won.close(); };
+        }
         Samples handoff;
         const qint64 started = monoNs();
         for (int i = -1; i < m_profile.handoffs; ++i) { // one to warm up
             QSimbaLockTerm term = lock->acquire(LockLease);
-            waiter.send("ACQUIRE");
-            waiter.expect(QStringLiteral("WAITING"), 10000);
+            waiter.begin();
             // Blocked: its first attempt was answered "held" (a few round trips), then it waits.
             std::this_thread::sleep_for(100ms);
             const qint64 t0 = monoNs();
             term.close();
-            const qint64 t1 = waiter.expect(QStringLiteral("ACQUIRED"), 30000).value(1).toLongLong();
+            const qint64 t1 = waiter.arrived();
             if (i >= 0)
                 handoff.add(double(t1 - t0) / 1e6);
-            waiter.send("RELEASE");
-            waiter.expect(QStringLiteral("RELEASED"), 10000);
+            waiter.end();
             if (i >= 2 && overBudget(started))
                 break;
         }
         addTime(QStringLiteral("handoff"), handoff);
-        simba->close();
-    }
-
-    // memory: the same as waiterHandoff(), the waiter a second client on a thread.
-    void waiterHandoffInProcess()
-    {
-        auto simba = makeClient(m_server.url, LockLease), other = makeClient(m_server.url, LockLease);
-        QSimbaLock *lock = simba->lock(QStringLiteral("bench.handoff"));
-        QSimbaLock *waiting = other->lock(QStringLiteral("bench.handoff"));
-        Samples handoff;
-        const qint64 started = monoNs();
-        for (int i = -1; i < m_profile.handoffs; ++i) {
-            QSimbaLockTerm term = lock->acquire(LockLease);
-            QSimbaLockTerm won;
-            std::atomic<qint64> t1{0};
-            std::thread waiter([&] {
-                won = waiting->acquire(LockLease);
-                t1.store(monoNs());
-            });
-            std::this_thread::sleep_for(100ms);
-            const qint64 t0 = monoNs();
-            term.close();
-            waiter.join();
-            if (i >= 0)
-                handoff.add(double(t1.load() - t0) / 1e6);
-            won.close();
-            if (i >= 2 && overBudget(started))
-                break;
+        if (client) {
+            rows.last().cell += QStringLiteral(" (one process)");
+            client->close();
         }
-        addTime(QStringLiteral("handoff"), handoff, true, QStringLiteral("two clients in one process"));
-        rows.last().cell += QStringLiteral(" (one process)");
-        other->close();
         simba->close();
     }
 
-    // memory: the same as handover(), both clients in this process.
-    void handoverInProcess()
+    // The leader (this process) stops; a candidate is elected.
+    void handover()
     {
-        auto a = makeClient(m_server.url, ElectionLease), b = makeClient(m_server.url, ElectionLease);
-        Elector leader(a->election(QStringLiteral("bench.leader"))), other(b->election(QStringLiteral("bench.leader")));
+        auto simba = makeClient(m_server.url, ElectionLease);
+        Elector leader(simba->election(QStringLiteral("bench.leader")));
+        std::unique_ptr<Worker> worker;
+        std::unique_ptr<QSimba> client;
+        std::unique_ptr<Elector> elector;
+        Other candidate;
+        if (m_backend != QLatin1String("memory")) {
+            worker = std::make_unique<Worker>(QStringLiteral("candidate"), m_server.url,
+                                              QStringList{QStringLiteral("--name"), QStringLiteral("bench.leader"),
+                                                          QStringLiteral("--lease-ms"),
+                                                          QString::number(std::chrono::milliseconds(ElectionLease).count())});
+            worker->expect(QStringLiteral("READY"), 30000);
+            candidate.begin = [&] {
+                worker->send("START");
+                worker->expect(QStringLiteral("STARTED"), 10000);
+            };
+            candidate.arrived = [&] { return worker->expect(QStringLiteral("ELECTED"), 30000).value(1).toLongLong(); };
+            candidate.end = [&] {
+                worker->send("STOP");
+                worker->expect(QStringLiteral("STOPPED"), 10000);
+            };
+        } else {
+            client = makeClient(m_server.url, ElectionLease);
+            elector = std::make_unique<Elector>(client->election(QStringLiteral("bench.leader")));
+            candidate.begin = [&] { elector->start(); };
+            candidate.arrived = [&] { return elector->awaitElected(30000); };
+            candidate.end = [&] { elector->stop(); };
+        }
         Samples handover;
         const qint64 started = monoNs();
         for (int i = -1; i < m_profile.handovers; ++i) {
             leader.start();
-            leader.awaitElected(10000);
-            other.start();
-            std::this_thread::sleep_for(200ms);
+            try {
+                leader.awaitElected(10000);
+            } catch (const std::exception &e) {
+                fail(QStringLiteral("round %1: %2; %3").arg(i + 2).arg(QString::fromUtf8(e.what()), whoHolds(QStringLiteral("bench.leader"))));
+            }
+            candidate.begin();
+            std::this_thread::sleep_for(200ms); // its first attempt answered "held": a candidate
             const qint64 t0 = monoNs();
             auto stopped = leader.stopAsync();
-            const qint64 t1 = other.awaitElected(30000);
+            const qint64 t1 = candidate.arrived();
             stopped.waitForFinished();
             if (i >= 0)
                 handover.add(double(t1 - t0) / 1e6);
-            other.stop();
+            candidate.end();
             if (i >= 2 && overBudget(started))
                 break;
         }
-        addTime(QStringLiteral("handover"), handover, true, QStringLiteral("two clients in one process"));
-        rows.last().cell += QStringLiteral(" (one process)");
-        b->close();
-        a->close();
+        addTime(QStringLiteral("handover"), handover);
+        if (client) {
+            rows.last().cell += QStringLiteral(" (one process)");
+            client->close();
+        }
+        simba->close();
     }
 
     //! Who holds \a name, as the backend's inspection shows it: for failure messages.
@@ -677,38 +727,6 @@ private:
         } catch (const std::exception &e) {
             return QStringLiteral("inspection failed: %1").arg(QString::fromUtf8(e.what()));
         }
-    }
-
-    // The leader (this process) stops; a candidate in another process is elected.
-    void handover()
-    {
-        auto simba = makeClient(m_server.url, ElectionLease);
-        Elector leader(simba->election(QStringLiteral("bench.leader")));
-        Worker other(QStringLiteral("candidate"), m_server.url,
-                     {QStringLiteral("--name"), QStringLiteral("bench.leader"), QStringLiteral("--lease-ms"),
-                      QString::number(std::chrono::milliseconds(ElectionLease).count())});
-        other.expect(QStringLiteral("READY"), 30000);
-        Samples handover;
-        const qint64 started = monoNs();
-        for (int i = -1; i < m_profile.handovers; ++i) {
-            leader.start();
-            leader.awaitElected(10000);
-            other.send("START");
-            other.expect(QStringLiteral("STARTED"), 10000);
-            std::this_thread::sleep_for(200ms); // its first attempt answered "held": a candidate
-            const qint64 t0 = monoNs();
-            auto stopped = leader.stopAsync();
-            const qint64 t1 = other.expect(QStringLiteral("ELECTED"), 30000).value(1).toLongLong();
-            stopped.waitForFinished();
-            if (i >= 0)
-                handover.add(double(t1 - t0) / 1e6);
-            other.send("STOP");
-            other.expect(QStringLiteral("STOPPED"), 10000);
-            if (i >= 2 && overBudget(started))
-                break;
-        }
-        addTime(QStringLiteral("handover"), handover);
-        simba->close();
     }
 
     // The leader, another process, is SIGKILLed at a random point of its renew interval; this

@@ -187,19 +187,24 @@ int waiter(QSimba &simba, const QString &name)
     }
 }
 
-QSimbaElection::ElectedCallback reportElected()
+// Reports every term of \a election. The elected signal, connected before start() and called
+// on the emitting thread: a listener given to start() can miss a term won before start()
+// stored it.
+void reportElected(QSimbaElection *election)
 {
-    return [](const QSimbaTerm &term) { report(QStringLiteral("ELECTED %1 %2").arg(monoNs()).arg(term.token())); };
+    QObject::connect(election, &QSimbaElection::elected,
+                     [](const QSimbaTerm &term) { report(QStringLiteral("ELECTED %1 %2").arg(monoNs()).arg(term.token())); });
 }
 
 int candidate(QSimba &simba, const QString &name)
 {
     QSimbaElection *election = simba.election(name);
+    reportElected(election);
     report(QStringLiteral("READY"));
     for (;;) {
         const QString c = command();
         if (c == QLatin1String("START")) {
-            election->start(reportElected(), {});
+            election->start();
             report(QStringLiteral("STARTED"));
         } else if (c == QLatin1String("STOP")) {
             election->stop().waitForFinished();
@@ -212,7 +217,9 @@ int candidate(QSimba &simba, const QString &name)
 
 int holder(QSimba &simba, const QString &name)
 {
-    simba.election(name)->start(reportElected(), {});
+    QSimbaElection *election = simba.election(name);
+    reportElected(election);
+    election->start();
     while (command() != QLatin1String("QUIT")) {
     }
     return 0;
