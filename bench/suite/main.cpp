@@ -561,9 +561,10 @@ private:
         const double throughput = double(all.size()) / seconds;
         Row t{QStringLiteral("contend_tput"), all.size(), throughput, 0, -1, -1, {}, {}};
         // The ratios of the time per cycle.
-        t.cell = QStringLiteral("%1/s of %2 (%3 ms/cycle%4)")
+        t.cell = QStringLiteral("%1/s: %2 cycles, %3 changes of holder (%4 ms/cycle%5)")
                      .arg(QString::number(throughput, 'f', 0))
                      .arg(all.size())
+                     .arg(changes)
                      .arg(fmtMs(1000.0 / throughput), ratios(1000.0 / throughput, &t));
         t.note = QStringLiteral("%1 cycles in %2 s; the holder changed %3 times").arg(all.size()).arg(seconds, 0, 'f', 2).arg(changes);
         add(t);
