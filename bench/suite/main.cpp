@@ -376,7 +376,8 @@ public:
 private:
     void figure(const QString &what, const std::function<void()> &body)
     {
-        if (!m_only.isEmpty() && !m_only.contains(what.section(QLatin1Char(' '), 0, 0)) && what != QLatin1String("lock cycle"))
+        if (!m_only.isEmpty() && !m_only.contains(what.section(QLatin1Char(' '), 0, 0))
+            && what != QLatin1String("lock cycle") && what != QLatin1String("first grant"))
             return;
         std::fprintf(stderr, "[%s] %s …\n", qPrintable(m_backend), qPrintable(what));
         m_noise.sample();
@@ -504,7 +505,11 @@ private:
     }
 
     // 4 processes × N cycles on one lock; each holder checks the shared record under the lock.
-    void contended()
+    struct Cycle { int worker; qint64 t0, t1, t2, t3; int bad; };
+
+    //! 4 workers × \a n cycles of one lock (\a noLock: the same steps without the lock),
+    //! sorted by the time each was acquired.
+    QList<Cycle> runContenders(int n, bool noLock)
     {
         const QString record = m_tempDir + QStringLiteral("/record");
         {
@@ -512,20 +517,20 @@ private:
             if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(QByteArray(16, '\0')) != 16)
                 fail(QStringLiteral("cannot write the record file"));
         }
-        const int n = m_profile.contendCycles;
         std::vector<std::unique_ptr<Worker>> workers;
-        for (int i = 0; i < 4; ++i)
-            workers.push_back(std::make_unique<Worker>(
-                QStringLiteral("contend"), m_server.url,
-                QStringList{QStringLiteral("--name"), QStringLiteral("bench.contend"), QStringLiteral("--lease-ms"),
-                            QString::number(std::chrono::milliseconds(LockLease).count()), QStringLiteral("--cycles"),
-                            QString::number(n), QStringLiteral("--record"), record, QStringLiteral("--deadline-ns"),
-                            QString::number(monoNs() + qint64(m_profile.contendBudgetS * 1e9))}));
+        for (int i = 0; i < 4; ++i) {
+            QStringList args{QStringLiteral("--name"), QStringLiteral("bench.contend"), QStringLiteral("--lease-ms"),
+                             QString::number(std::chrono::milliseconds(LockLease).count()), QStringLiteral("--cycles"),
+                             QString::number(n), QStringLiteral("--record"), record, QStringLiteral("--deadline-ns"),
+                             QString::number(monoNs() + qint64(m_profile.contendBudgetS * 1e9))};
+            if (noLock)
+                args.append(QStringLiteral("--no-lock"));
+            workers.push_back(std::make_unique<Worker>(QStringLiteral("contend"), m_server.url, args));
+        }
         for (auto &w : workers)
             w->expect(QStringLiteral("READY"), 30000);
         for (auto &w : workers)
             w->send("GO");
-        struct Cycle { int worker; qint64 t0, t1, t2, t3; int bad; };
         QList<Cycle> all;
         qsizetype reported = 0;
         for (int i = 0; i < 4; ++i) {
@@ -540,18 +545,42 @@ private:
         if (all.size() != reported || all.size() < 8)
             fail(QStringLiteral("%1 cycles reported, %2 counted").arg(all.size()).arg(reported));
         std::sort(all.begin(), all.end(), [](const Cycle &a, const Cycle &b) { return a.t1 < b.t1; });
-        int overlaps = 0, changes = 0;
+        return all;
+    }
+
+    //! The failed checks of the record, and the cycles acquired before an earlier holder
+    //! began to release.
+    static int overlapsOf(const QList<Cycle> &all)
+    {
+        int overlaps = 0;
+        qint64 heldUntil = 0;
+        for (const Cycle &c : all) {
+            overlaps += c.bad;
+            if (c.t1 < heldUntil)
+                ++overlaps;
+            heldUntil = std::max(heldUntil, c.t2);
+        }
+        return overlaps;
+    }
+
+    // 4 processes × N cycles on one lock; each holder checks the shared record under the lock.
+    // First the same without the lock, where the check must find overlaps (or it proves nothing).
+    void contended()
+    {
+        const int unlocked = overlapsOf(runContenders(50, true)); // each holds 1 ms
+        if (unlocked == 0)
+            fail(QStringLiteral("the overlap check found no overlap among 4 processes without the lock: it proves nothing"));
+        const QList<Cycle> all = runContenders(m_profile.contendCycles, false);
+        const int overlaps = overlapsOf(all);
+        int changes = 0;
         Samples handoff;
         qint64 first = all.first().t0, last = 0;
         for (qsizetype i = 0; i < all.size(); ++i) {
-            overlaps += all[i].bad;
             first = std::min(first, all[i].t0);
             last = std::max(last, all[i].t3);
             if (i == 0)
                 continue;
             const Cycle &prev = all[i - 1], &next = all[i];
-            if (next.t1 < prev.t2) // held at once: acquired before the other began to release
-                ++overlaps;
             if (next.worker != prev.worker) {
                 ++changes;
                 handoff.add(double(next.t1 - prev.t2) / 1e6);
@@ -571,7 +600,11 @@ private:
         addTime(QStringLiteral("contend_handoff"), handoff, true,
                 QStringLiteral("%1 changes of holder").arg(changes));
         add({QStringLiteral("contend_overlaps"), all.size(), double(overlaps), 0, -1, -1,
-             QStringLiteral("%1 of %2").arg(overlaps).arg(all.size()), {}});
+             QStringLiteral("%1 in %2 cycles").arg(overlaps).arg(all.size()),
+             QStringLiteral("%1 in %2 cycles; the same checks without the lock, 1 ms held: %3 in 200 cycles")
+                 .arg(overlaps)
+                 .arg(all.size())
+                 .arg(unlocked)});
     }
 
     // The other party of a handoff or handover: a worker process, or (memory, which lives in
@@ -787,7 +820,7 @@ private:
     Noise m_noise;
     double m_rtt = 0, m_write = 0;
     QStringList m_failures;
-    QStringList m_only; // first words of the figures to run (the lock cycle always runs)
+    QStringList m_only; // first words of the figures to run (the first grant and the lock cycle always run)
 };
 
 // ---- the table
@@ -805,7 +838,7 @@ const Figure figures[] = {
     {"release", "— release (returns once released)", "1 W"},
     {"contend_tput", "4 processes, one lock: cycles/s", "1 / (2 W + hint)"},
     {"contend_handoff", "— handoff (release begun → other process holds)", "2 W + hint (≈ ½ R)"},
-    {"contend_overlaps", "— overlaps (checked under the lock; must be 0)", "0"},
+    {"contend_overlaps", "— overlaps: failed checks under the lock (must be 0)", "0"},
     {"handoff", "handoff to a waiter blocked in another process", "2 W + hint (≈ ½ R)"},
     {"failover", "crash failover: elected after the dead leader's lease end", "1 R (one acquire after the end)"},
     {"handover", "graceful handover (stop → other process elected)", "2 W + hint (≈ ½ R)"},

@@ -4,7 +4,8 @@
 // stdout, with times on CLOCK_MONOTONIC (shared by the processes of the machine):
 //   contend   READY; GO → N lock cycles (fewer when --deadline-ns passes), each checked
 //             against the shared record file under the lock → CYCLE acquireStart acquired
-//             releaseStart released token bad …, DONE <cycles>
+//             releaseStart released token bad …, DONE <cycles>. With --no-lock the same
+//             steps without the lock (the check must then find overlaps).
 //   waiter    ACQUIRE → WAITING, then ACQUIRED <t> <token> once the blocking acquire returns;
 //             RELEASE → RELEASED
 //   candidate START → STARTED, ELECTED <t> <token> when elected; STOP → STOPPED
@@ -26,6 +27,7 @@
 #include <iostream>
 #include <limits>
 #include <string>
+#include <thread>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -122,7 +124,7 @@ bool writeRecord(int fd, const Record &r)
     return ::pwrite(fd, &r, sizeof r, 0) == qint64(sizeof r);
 }
 
-int contend(QSimba &simba, const QString &name, int cycles, const QString &recordFile, qint64 deadline)
+int contend(QSimba &simba, const QString &name, int cycles, const QString &recordFile, qint64 deadline, bool noLock)
 {
     const int fd = ::open(QFile::encodeName(recordFile).constData(), O_RDWR);
     if (fd < 0) {
@@ -139,22 +141,27 @@ int contend(QSimba &simba, const QString &name, int cycles, const QString &recor
     for (int i = 0; i < cycles && (i < 2 || monoNs() < deadline); ++i) {
         Cycle c{};
         c.t0 = monoNs();
-        QSimbaLockTerm term = lock->acquire(60s);
+        QSimbaLockTerm term;
+        if (!noLock)
+            term = lock->acquire(60s);
         c.t1 = monoNs();
-        c.token = term.token();
+        c.token = noLock ? c.t1 : term.token();
         Record r;
         if (!readRecord(fd, &r) || r.busy != 0 || r.token >= c.token)
             ++c.bad;
         if (!writeRecord(fd, {c.token, 1}))
             ++c.bad;
-        if (!term.isValid())
+        if (noLock) // the others run meanwhile
+            std::this_thread::sleep_for(1ms);
+        if (!noLock && !term.isValid())
             ++c.bad;
         if (!readRecord(fd, &r) || r.token != c.token || r.busy != 1)
             ++c.bad;
         if (!writeRecord(fd, {c.token, 0}))
             ++c.bad;
         c.t2 = monoNs();
-        term.close();
+        if (!noLock)
+            term.close();
         c.t3 = monoNs();
         done.append(c);
     }
@@ -234,7 +241,8 @@ int runWorker(const QString &kind, const QString &url, const QStringList &args)
                   {QStringLiteral("lease-ms"), {}, QStringLiteral("ms"), QStringLiteral("10000")},
                   {QStringLiteral("cycles"), {}, QStringLiteral("n"), QStringLiteral("100")},
                   {QStringLiteral("record"), {}, QStringLiteral("file")},
-                  {QStringLiteral("deadline-ns"), {}, QStringLiteral("t"), QString::number(std::numeric_limits<qint64>::max())}});
+                  {QStringLiteral("deadline-ns"), {}, QStringLiteral("t"), QString::number(std::numeric_limits<qint64>::max())},
+                  QCommandLineOption(QStringLiteral("no-lock"))});
     if (!p.parse(QStringList{QStringLiteral("worker")} + args)) {
         report(QStringLiteral("ERROR %1").arg(p.errorText()));
         return 64;
@@ -248,7 +256,7 @@ int runWorker(const QString &kind, const QString &url, const QStringList &args)
         int rc = 64;
         if (kind == QLatin1String("contend"))
             rc = contend(*simba, name, p.value(QStringLiteral("cycles")).toInt(), p.value(QStringLiteral("record")),
-                         p.value(QStringLiteral("deadline-ns")).toLongLong());
+                         p.value(QStringLiteral("deadline-ns")).toLongLong(), p.isSet(QStringLiteral("no-lock")));
         else if (kind == QLatin1String("waiter"))
             rc = waiter(*simba, name);
         else if (kind == QLatin1String("candidate"))
