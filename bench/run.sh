@@ -5,7 +5,7 @@
 # as median and p99 and as a ratio to the raw client's round trip measured in the same run.
 #
 #   bench/run.sh [--quick] [--backends memory,sqlite,postgres,mariadb,redis,zookeeper,etcd]
-#                [--build-dir DIR]
+#                [--build-dir DIR] [--only first-words]
 #
 # Builds qsimba_bench_suite (scripts/build.sh DIR -DQSIMBA_BUILD_BENCH=ON, that target only;
 # DIR relative to the source tree, default "build"), then runs one backend at a time, each
@@ -13,10 +13,13 @@
 # temporary directory; stopped afterwards). Prints each backend's figures as it goes, then
 # one Markdown table. Runtime on a 2-core machine: --quick about 2 minutes, the full profile
 # about 8 minutes (most of it the crash failovers, 3 s leases each).
-# Exit code: 0 when every figure of every backend was measured, 1 otherwise.
+# --only (development) runs only the figures named by their first words (4, handoff, graceful,
+# crash) besides the lock cycle. Exit code: 0 when every figure of every backend was
+# measured, 1 otherwise.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 quick=()
+only=()
 backends=memory,sqlite,postgres,mariadb,redis,zookeeper,etcd
 dir=build
 while [ $# -gt 0 ]; do
@@ -25,7 +28,8 @@ while [ $# -gt 0 ]; do
     --backends) backends=${2:?--backends needs a list, e.g. redis,zookeeper}; shift ;;
     --backends=*) backends=${1#--backends=} ;;
     --build-dir) dir=${2:?--build-dir needs a directory}; shift ;;
-    -h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --only) only=(--only "${2:?--only needs a list, e.g. crash,graceful}"); shift ;;
+    -h|--help) sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench/run.sh: unknown argument '$1' (try --help)" >&2; exit 64 ;;
   esac
   shift
@@ -57,7 +61,7 @@ echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' '
   "commit $(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)"
 for b in ${backends//,/ }; do
   rc=0
-  "$bin" --backend "$b" "${quick[@]}" --out "$rows" || rc=$?
+  "$bin" --backend "$b" "${quick[@]}" "${only[@]}" --out "$rows" || rc=$?
   if [ "$rc" -ne 0 ]; then
     status=1
     # A crash writes no row: say so in the table.

@@ -40,6 +40,7 @@
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QTextStream>
 
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <functional>
@@ -519,10 +520,9 @@ private:
         }
         std::vector<std::unique_ptr<Worker>> workers;
         for (int i = 0; i < 4; ++i) {
-            QStringList args{QStringLiteral("--name"), QStringLiteral("bench.contend"), QStringLiteral("--lease-ms"),
-                             QString::number(std::chrono::milliseconds(LockLease).count()), QStringLiteral("--cycles"),
-                             QString::number(n), QStringLiteral("--record"), record, QStringLiteral("--deadline-ns"),
-                             QString::number(monoNs() + qint64(m_profile.contendBudgetS * 1e9))};
+            QStringList args = leaseArgs("bench.contend", LockLease);
+            args << QStringLiteral("--cycles") << QString::number(n) << QStringLiteral("--record") << record
+                 << QStringLiteral("--deadline-ns") << QString::number(monoNs() + qint64(m_profile.contendBudgetS * 1e9));
             if (noLock)
                 args.append(QStringLiteral("--no-lock"));
             workers.push_back(std::make_unique<Worker>(QStringLiteral("contend"), m_server.url, args));
@@ -616,6 +616,31 @@ private:
         std::function<void()> end;       //!< releases / stops
     };
 
+    //! The arguments of a worker for the lease \a name with \a lease.
+    static QStringList leaseArgs(const char *name, std::chrono::milliseconds lease)
+    {
+        return {QStringLiteral("--name"), QLatin1String(name), QStringLiteral("--lease-ms"), QString::number(lease.count())};
+    }
+
+    //! A worker process of \a kind as the other party, in \a *worker: \a words are the
+    //! command that begins, its answer, the word of the arrival, the command that ends, its answer.
+    Other workerParty(std::unique_ptr<Worker> *worker, const char *kind, const char *name, std::chrono::milliseconds lease,
+                      std::array<const char *, 5> words) const
+    {
+        *worker = std::make_unique<Worker>(QLatin1String(kind), m_server.url, leaseArgs(name, lease));
+        Worker *w = worker->get();
+        w->expect(QStringLiteral("READY"), 30000);
+        return {[w, words] {
+                    w->send(words[0]);
+                    w->expect(QLatin1String(words[1]), 10000);
+                },
+                [w, words] { return w->expect(QLatin1String(words[2]), 30000).value(1).toLongLong(); },
+                [w, words] {
+                    w->send(words[3]);
+                    w->expect(QLatin1String(words[4]), 10000);
+                }};
+    }
+
     // The holder (this process) releases; a waiter blocked in acquire() takes it.
     void waiterHandoff()
     {
@@ -628,20 +653,8 @@ private:
         std::atomic<qint64> acquired{0};
         Other waiter;
         if (m_backend != QLatin1String("memory")) {
-            worker = std::make_unique<Worker>(QStringLiteral("waiter"), m_server.url,
-                                              QStringList{QStringLiteral("--name"), QStringLiteral("bench.handoff"),
-                                                          QStringLiteral("--lease-ms"),
-                                                          QString::number(std::chrono::milliseconds(LockLease).count())});
-            worker->expect(QStringLiteral("READY"), 30000);
-            waiter.begin = [&] {
-                worker->send("ACQUIRE");
-                worker->expect(QStringLiteral("WAITING"), 10000);
-            };
-            waiter.arrived = [&] { return worker->expect(QStringLiteral("ACQUIRED"), 30000).value(1).toLongLong(); };
-            waiter.end = [&] {
-                worker->send("RELEASE");
-                worker->expect(QStringLiteral("RELEASED"), 10000);
-            };
+            waiter = workerParty(&worker, "waiter", "bench.handoff", LockLease,
+                                 {"ACQUIRE", "WAITING", "ACQUIRED", "RELEASE", "RELEASED"});
         } else {
             client = makeClient(m_server.url, LockLease);
             QSimbaLock *other = client->lock(QStringLiteral("bench.handoff"));
@@ -657,28 +670,45 @@ private:
             };
             waiter.end = [&] { won.close(); };
         }
-        Samples handoff;
+        QSimbaLockTerm term;
+        // Blocked after 100 ms: its first attempt was answered "held" (a few round trips).
+        passes(QStringLiteral("handoff"), m_profile.handoffs, 100ms, [&] { term = lock->acquire(LockLease); },
+               [&] {
+                   term.close();
+                   return [] {};
+               },
+               waiter, client != nullptr);
+        if (client)
+            client->close();
+        simba->close();
+    }
+
+    //! The figure \a key: \a rounds times (after one to warm up, fewer when over the
+    //! budget) this process takes the lease (\a take), \a other begins to wait for it, and
+    //! \a settle later this process gives it up (\a give, which answers what to wait for
+    //! after): from \a give to \a other's arrival.
+    void passes(const QString &key, int rounds, std::chrono::milliseconds settle, const std::function<void()> &take,
+                const std::function<std::function<void()>()> &give, const Other &other, bool oneProcess)
+    {
+        Samples samples;
         const qint64 started = monoNs();
-        for (int i = -1; i < m_profile.handoffs; ++i) { // one to warm up
-            QSimbaLockTerm term = lock->acquire(LockLease);
-            waiter.begin();
-            // Blocked: its first attempt was answered "held" (a few round trips), then it waits.
-            std::this_thread::sleep_for(100ms);
+        for (int i = -1; i < rounds; ++i) {
+            take();
+            other.begin();
+            std::this_thread::sleep_for(settle);
             const qint64 t0 = monoNs();
-            term.close();
-            const qint64 t1 = waiter.arrived();
+            const auto after = give();
+            const qint64 t1 = other.arrived();
+            after();
             if (i >= 0)
-                handoff.add(double(t1 - t0) / 1e6);
-            waiter.end();
+                samples.add(double(t1 - t0) / 1e6);
+            other.end();
             if (i >= 2 && overBudget(started))
                 break;
         }
-        addTime(QStringLiteral("handoff"), handoff);
-        if (client) {
+        addTime(key, samples);
+        if (oneProcess)
             rows.last().cell += QStringLiteral(" (one process)");
-            client->close();
-        }
-        simba->close();
     }
 
     // The leader (this process) stops; a candidate is elected.
@@ -691,20 +721,8 @@ private:
         std::unique_ptr<Elector> elector;
         Other candidate;
         if (m_backend != QLatin1String("memory")) {
-            worker = std::make_unique<Worker>(QStringLiteral("candidate"), m_server.url,
-                                              QStringList{QStringLiteral("--name"), QStringLiteral("bench.leader"),
-                                                          QStringLiteral("--lease-ms"),
-                                                          QString::number(std::chrono::milliseconds(ElectionLease).count())});
-            worker->expect(QStringLiteral("READY"), 30000);
-            candidate.begin = [&] {
-                worker->send("START");
-                worker->expect(QStringLiteral("STARTED"), 10000);
-            };
-            candidate.arrived = [&] { return worker->expect(QStringLiteral("ELECTED"), 30000).value(1).toLongLong(); };
-            candidate.end = [&] {
-                worker->send("STOP");
-                worker->expect(QStringLiteral("STOPPED"), 10000);
-            };
+            candidate = workerParty(&worker, "candidate", "bench.leader", ElectionLease,
+                                    {"START", "STARTED", "ELECTED", "STOP", "STOPPED"});
         } else {
             client = makeClient(m_server.url, ElectionLease);
             elector = std::make_unique<Elector>(client->election(QStringLiteral("bench.leader")));
@@ -712,32 +730,23 @@ private:
             candidate.arrived = [&] { return elector->awaitElected(30000); };
             candidate.end = [&] { elector->stop(); };
         }
-        Samples handover;
-        const qint64 started = monoNs();
-        for (int i = -1; i < m_profile.handovers; ++i) {
-            leader.start();
-            try {
-                leader.awaitElected(10000);
-            } catch (const std::exception &e) {
-                fail(QStringLiteral("round %1: %2; %3").arg(i + 2).arg(QString::fromUtf8(e.what()), whoHolds(QStringLiteral("bench.leader"))));
-            }
-            candidate.begin();
-            std::this_thread::sleep_for(200ms); // its first attempt answered "held": a candidate
-            const qint64 t0 = monoNs();
-            auto stopped = leader.stopAsync();
-            const qint64 t1 = candidate.arrived();
-            stopped.waitForFinished();
-            if (i >= 0)
-                handover.add(double(t1 - t0) / 1e6);
-            candidate.end();
-            if (i >= 2 && overBudget(started))
-                break;
-        }
-        addTime(QStringLiteral("handover"), handover);
-        if (client) {
-            rows.last().cell += QStringLiteral(" (one process)");
+        // A candidate after 200 ms: its first attempt answered "held".
+        passes(QStringLiteral("handover"), m_profile.handovers, 200ms,
+               [&] {
+                   leader.start();
+                   try {
+                       leader.awaitElected(10000);
+                   } catch (const std::exception &e) {
+                       fail(QStringLiteral("%1; %2").arg(QString::fromUtf8(e.what()), whoHolds(QStringLiteral("bench.leader"))));
+                   }
+               },
+               [&] {
+                   auto stopped = leader.stopAsync();
+                   return [stopped]() mutable { stopped.waitForFinished(); };
+               },
+               candidate, client != nullptr);
+        if (client)
             client->close();
-        }
         simba->close();
     }
 
@@ -771,9 +780,7 @@ private:
         Elector standby(simba->election(QStringLiteral("bench.failover")));
         Samples overshoot, afterKill;
         for (int i = 0; i < m_profile.failovers; ++i) {
-            Worker holder(QStringLiteral("holder"), m_server.url,
-                          {QStringLiteral("--name"), QStringLiteral("bench.failover"), QStringLiteral("--lease-ms"),
-                           QString::number(std::chrono::milliseconds(ElectionLease).count())});
+            Worker holder(QStringLiteral("holder"), m_server.url, leaseArgs("bench.failover", ElectionLease));
             try {
                 holder.expect(QStringLiteral("ELECTED"), 30000);
             } catch (const std::exception &e) {
