@@ -105,14 +105,14 @@ TermPtr QSimbaLockPrivate::attempt(std::chrono::nanoseconds timeout, bool tryOnc
     l.post([n, id, timeout, tryOnce](Core &core, Nanos now) { core.acquireLock(now, n, id, timeout, tryOnce); });
     QMutexLocker lock(&shared->mutex);
     while (!shared->answered) {
-        shared->done.wait(&shared->mutex, QDeadlineTimer(std::chrono::milliseconds(50)));
+        QSimbaTsan::wait(shared->done, &shared->mutex, QDeadlineTimer(std::chrono::milliseconds(50)));
         if (!shared->answered && QThread::currentThread()->isInterruptionRequested()) {
             l.post([n, id](Core &core, Nanos now) { core.cancelLock(now, n, id); });
             if (l.cancel(id))
                 throw QSimbaInterruptedError(QStringLiteral("acquire of lock \"%1\" interrupted").arg(n.toString()));
             // Answered meanwhile: a term won is released by its handle going away.
             while (!shared->answered)
-                shared->done.wait(&shared->mutex);
+                QSimbaTsan::wait(shared->done, &shared->mutex);
             if (shared->term)
                 makeTerm(shared->term).close();
             throw QSimbaInterruptedError(QStringLiteral("acquire of lock \"%1\" interrupted").arg(n.toString()));

@@ -32,7 +32,7 @@ bool waitUntil(WorkState &state, const QSimbaTicker &ticker, bool systemTicker, 
             return true;
         // A fake ticker moves without telling anyone: look at it often.
         const Nanos slice = systemTicker ? left : std::min(left, Nanos(std::chrono::milliseconds(5)));
-        state.wake.wait(&state.mutex, QDeadlineTimer(slice));
+        QSimbaTsan::wait(state.wake, &state.mutex, QDeadlineTimer(slice));
     }
 }
 
