@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "qsimbahandover_p.h"
 
+#include <QtCore/QAbstractEventDispatcher>
 #include <QtCore/QCoreApplication>
 #include <QtCore/QEvent>
 #include <QtCore/QThread>
 
 #include <future>
+#include <vector>
 #include <memory>
 
 namespace {
@@ -37,14 +39,17 @@ public:
 private:
     std::function<void()> m_fn;
 };
+#ifdef QSIMBA_UNDER_TSAN
+// Held while posting, for TSan: Qt's posted-event list grows (a reallocation that frees the
+// old block) under a mutex of libQt6Core, and a post wakes the receiving thread through its
+// event dispatcher's descriptor, which that thread closes when it ends (see stopThread()).
+QBasicMutex postMutex;
+#endif
 } // namespace
 
 void QSimbaHandOverReceiver::post(QSimbaHandOverReceiver *receiver, std::function<void()> fn)
 {
 #ifdef QSIMBA_UNDER_TSAN
-    // Qt's posted-event list grows (a reallocation that frees the old block) under a mutex
-    // of libQt6Core; posting under one TSan sees orders those across posting threads.
-    static QBasicMutex postMutex;
     QMutexLocker lock(&postMutex);
 #endif
     QCoreApplication::postEvent(receiver, new HandOverEvent(std::move(fn)));
@@ -83,22 +88,62 @@ void QSimbaHandOverReceiver::stopThread(QThread &thread)
     // After `finished` (emitted on the thread) the thread deletes its event dispatcher, which
     // closes the descriptor quit() writes its wake-up to: it waits there for quit() to return
     // (so the write happens before the close), and what it did so far happens before the
-    // return of wait() (whose own hand-over is under a mutex of libQt6Core).
+    // return (QThread's own hand-over to wait() is under a mutex of libQt6Core).
+    QSimbaThreadExit exit;
     auto quitReturned = std::make_shared<std::promise<void>>();
     std::shared_future<void> returned = quitReturned->get_future().share();
     // The functor is read on the thread through Qt's connection list: acquired first.
     static const char connected = 0;
-    const auto connection = QObject::connect(&thread, &QThread::finished, [returned, &thread] {
+    const auto connection = QObject::connect(&thread, &QThread::finished, [returned, exit] {
         QSimbaTsan::acquire(&connected);
+        exit.arm();
         returned.wait();
-        QSimbaTsan::release(&thread);
+#ifdef QSIMBA_UNDER_TSAN
+        postMutex.lock(); // until the dispatcher is gone: no post wakes it meanwhile
+#endif
     });
+#ifdef QSIMBA_UNDER_TSAN
+    const auto dispatched = QObject::connect(QAbstractEventDispatcher::instance(&thread), &QObject::destroyed,
+                                             [] { postMutex.unlock(); });
+#endif
     QSimbaTsan::release(&connected);
     thread.quit();
     quitReturned->set_value();
     thread.wait();
-    QSimbaTsan::acquire(&thread);
+    exit.wait(); // before the connection's functor, read on the thread, is deleted here
     QObject::disconnect(connection);
+#ifdef QSIMBA_UNDER_TSAN
+    QObject::disconnect(dispatched);
+#endif
+}
+
+namespace {
+struct ExitGuard
+{
+    std::vector<std::function<void()>> onExit;
+    ~ExitGuard()
+    {
+        for (const auto &fn : onExit)
+            fn();
+    }
+};
+} // namespace
+
+void QSimbaThreadExit::arm() const
+{
+    // Destroyed by the thread's exit, after QThread's last touch of its thread.
+    thread_local ExitGuard guard;
+    guard.onExit.push_back([state = m_state] {
+        std::lock_guard lock(state->mutex);
+        state->done = true;
+        state->exited.notify_all();
+    });
+}
+
+void QSimbaThreadExit::wait() const
+{
+    std::unique_lock lock(m_state->mutex);
+    m_state->exited.wait(lock, [this] { return m_state->done; });
 }
 
 bool QSimbaHandOverReceiver::event(QEvent *event)

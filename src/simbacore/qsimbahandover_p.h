@@ -7,7 +7,10 @@
 #include <QtCore/QObject>
 #include <QtCore/QWaitCondition>
 
+#include <condition_variable>
 #include <functional>
+#include <memory>
+#include <mutex>
 
 #if defined(__SANITIZE_THREAD__)
 #  define QSIMBA_UNDER_TSAN
@@ -70,6 +73,32 @@ inline bool wait(QWaitCondition &condition, QMutex *mutex, QDeadlineTimer deadli
     return woken;
 }
 } // namespace QSimbaTsan
+
+/*
+ * The end of a thread, as TSan can see it. QThread::wait() and isFinished() hand over under
+ * a mutex of libQt6Core, and the finishing thread still wakes wait() through QThread's own
+ * QWaitCondition after that: a QThread destroyed right after either reads as racing with
+ * it. An armed exit watch marks its thread's very end (a thread_local destroyed when the
+ * thread exits, after QThread let go of it).
+ */
+class QSimbaThreadExit
+{
+public:
+    //! On the thread to watch, any time before it ends.
+    void arm() const;
+    //! Waits until the armed thread exited; what it did happens before the return. Only once
+    //! its QThread finished (the wait is then short), and only when it was armed.
+    void wait() const;
+
+private:
+    struct State
+    {
+        std::mutex mutex;
+        std::condition_variable exited;
+        bool done = false;
+    };
+    std::shared_ptr<State> m_state = std::make_shared<State>();
+};
 
 /*
  * A QObject that runs functions handed to it from other threads, on its own thread, in the
