@@ -6,6 +6,7 @@
 #include <QtCore/QEvent>
 #include <QtCore/QThread>
 
+#include <atomic>
 #include <future>
 #include <vector>
 #include <memory>
@@ -92,25 +93,32 @@ void QSimbaHandOverReceiver::stopThread(QThread &thread)
     QSimbaThreadExit exit;
     auto quitReturned = std::make_shared<std::promise<void>>();
     std::shared_future<void> returned = quitReturned->get_future().share();
-    // The functor is read on the thread through Qt's connection list: acquired first.
+    // Set when the handler ran (the thread may have ended on its own meanwhile).
+    auto armed = std::make_shared<std::atomic<bool>>(false);
+    // The functors are read on the thread through Qt's connection list: acquired first.
     static const char connected = 0;
-    const auto connection = QObject::connect(&thread, &QThread::finished, [returned, exit] {
+    const auto connection = QObject::connect(&thread, &QThread::finished, [returned, exit, armed] {
         QSimbaTsan::acquire(&connected);
         exit.arm();
         returned.wait();
 #ifdef QSIMBA_UNDER_TSAN
         postMutex.lock(); // until the dispatcher is gone: no post wakes it meanwhile
 #endif
+        armed->store(true);
     });
 #ifdef QSIMBA_UNDER_TSAN
-    const auto dispatched = QObject::connect(QAbstractEventDispatcher::instance(&thread), &QObject::destroyed,
-                                             [] { postMutex.unlock(); });
+    const auto dispatched = QObject::connect(QAbstractEventDispatcher::instance(&thread), &QObject::destroyed, [armed] {
+        QSimbaTsan::acquire(&connected);
+        if (armed->load())
+            postMutex.unlock();
+    });
 #endif
     QSimbaTsan::release(&connected);
     thread.quit();
     quitReturned->set_value();
     thread.wait();
-    exit.wait(); // before the connection's functor, read on the thread, is deleted here
+    if (armed->load())
+        exit.wait(); // before the connection's functor, read on the thread, is deleted here
     QObject::disconnect(connection);
 #ifdef QSIMBA_UNDER_TSAN
     QObject::disconnect(dispatched);
