@@ -13,7 +13,7 @@ QSimbaRuntime::QSimbaRuntime(Options options, std::unique_ptr<QSimbaLeaseBackend
 {
     m_engineThread.setObjectName(QStringLiteral("simba-engine"));
     m_backendThread.setObjectName(QStringLiteral("simba-backend"));
-    m_backendContext = new QObject;
+    m_backendContext = new QSimbaHandOverReceiver;
     m_backendContext->moveToThread(&m_backendThread);
     m_timer = new QTimer;
     m_timer->setSingleShot(true);
@@ -35,9 +35,9 @@ QSimbaRuntime::~QSimbaRuntime()
 
 void QSimbaRuntime::start()
 {
-    m_backendThread.start();
-    m_engineThread.start();
-    QMetaObject::invokeMethod(m_backendContext, [this] {
+    QSimbaHandOverReceiver::startThread(m_backendThread);
+    QSimbaHandOverReceiver::startThread(m_engineThread);
+    QSimbaHandOverReceiver::post(m_backendContext, [this] {
         m_subscription = m_backend->subscribe([this](const QSimbaLeaseBackend::Hint &hint) {
             post([hint](Core &core, Nanos now) { core.hint(now, hint); });
         });
@@ -47,10 +47,10 @@ void QSimbaRuntime::start()
 
 void QSimbaRuntime::post(Input input)
 {
-    QMetaObject::invokeMethod(this, [this, input = std::move(input)] {
+    QSimbaHandOverReceiver::post(this, [this, input = std::move(input)] {
         input(m_core, now());
         apply();
-    }, Qt::QueuedConnection);
+    });
 }
 
 void QSimbaRuntime::runBlocking(const std::function<void(Core &, Nanos)> &fn)
@@ -60,10 +60,10 @@ void QSimbaRuntime::runBlocking(const std::function<void(Core &, Nanos)> &fn)
         apply();
         return;
     }
-    QMetaObject::invokeMethod(this, [&] {
+    postBlocking(this, [&] {
         fn(m_core, now());
         apply();
-    }, Qt::BlockingQueuedConnection);
+    });
 }
 
 void QSimbaRuntime::apply()
@@ -78,7 +78,7 @@ void QSimbaRuntime::apply()
         for (auto &effect : effects) {
             switch (effect.type) {
             case Effect::Type::CallBackend:
-                QMetaObject::invokeMethod(m_backendContext, [this, id = effect.callId, call = std::move(effect.call)] {
+                QSimbaHandOverReceiver::post(m_backendContext, [this, id = effect.callId, call = std::move(effect.call)] {
                     if (!m_backend)
                         return; // shut down: nobody waits for the answer any more
                     const Reply reply = execute(*m_backend, call);
@@ -116,16 +116,14 @@ void QSimbaRuntime::apply()
 void QSimbaRuntime::shutdown()
 {
     if (m_backendThread.isRunning()) {
-        QMetaObject::invokeMethod(m_backendContext, [this] {
+        postBlocking(m_backendContext, [this] {
             m_subscription.reset();
             m_backend.reset();
-        }, Qt::BlockingQueuedConnection);
-        m_backendThread.quit();
-        m_backendThread.wait();
+        });
+        stopThread(m_backendThread);
     }
     if (m_engineThread.isRunning()) {
-        QMetaObject::invokeMethod(this, [this] { m_timer->stop(); }, Qt::BlockingQueuedConnection);
-        m_engineThread.quit();
-        m_engineThread.wait();
+        postBlocking(this, [this] { m_timer->stop(); });
+        stopThread(m_engineThread);
     }
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "qsimbaengine_p.h"
+#include "qsimbahandover_p.h"
 
 #include <QtCore/QObject>
 #include <QtCore/QThread>
@@ -17,7 +18,7 @@
  * calls on the "simba-backend" thread, tasks on the callback executor, promises resolved —
  * and arms one timer for the core's next wake-up.
  */
-class QSimbaRuntime : public QObject
+class QSimbaRuntime : public QSimbaHandOverReceiver
 {
     Q_OBJECT
 public:
@@ -60,7 +61,7 @@ private:
     std::unique_ptr<QSimbaLeaseBackend::Subscription> m_subscription;
     QThread m_engineThread;
     QThread m_backendThread;
-    QObject *m_backendContext = nullptr;                      // lives on the backend thread
+    QSimbaHandOverReceiver *m_backendContext = nullptr;       // lives on the backend thread
     QTimer *m_timer = nullptr;                                // lives on the engine thread
     bool m_applying = false;
 };

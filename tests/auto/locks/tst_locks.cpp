@@ -135,12 +135,15 @@ private Q_SLOTS:
         auto async = two->lock(QStringLiteral("try"))->tryAcquireAsync();
         QTRY_VERIFY(async.isFinished());
         QVERIFY(!async.takeResult().has_value());
+        const qint64 firstToken = first->token();
         first->close();
         auto now = two->lock(QStringLiteral("try"))->tryAcquireAsync();
         QTRY_VERIFY(now.isFinished());
         auto won = now.takeResult();
         QVERIFY(won.has_value());
-        QVERIFY(won->isValid());
+        // Not isValid(): with the fixture's 300 ms lease a slow machine (ThreadSanitizer) may
+        // see the term lapse before this line; the token says it is a new term all the same.
+        QVERIFY(won->token() > firstToken);
     }
 
     void tryAcquireGivesUpWhenNothingAnswers()
