@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: Apache-2.0
+// The uncontended lock cycle (QSimbaLock::acquire() + QSimbaLockTerm::close(), the blocking
+// calls from the owner thread) on the in-memory backend, Redis and ZooKeeper, next to the
+// raw client's round trips measured in the same run: hiredis PING and SET, zookeeper
+// `exists` and `set`. Rounds alternate (one cycle, one of each raw call), so a busy machine
+// weighs on all of them alike. Prints median and p99 of the cycle, of acquire and of
+// release, the backend calls per cycle, and the ratios to the raw round trips.
+//
+// The memory backend's cycle is the engine and its thread hops alone (no I/O).
+// With --handoff N: a second client of the same backend blocks in acquire() on a thread
+// while the first holds the lock; the time from the holder's close() to the waiter's
+// acquire() returning (release + hint + acquire), N times.
+//
+//   qsimba_bench_cycle [--cycles N] [--handoff N] [memory] [redis] [zookeeper]
+//
+// Servers are started with the tests' fixtures (loopback, free port, temporary directory).
+#include "qsimba.h"
+#include "qsimbalock.h"
+#include "qsimbalockterm.h"
+#include "qsimbamemoryleasebackend.h"
+#include "qsimbaredisleasebackend.h"
+#include "qsimbazookeeperleasebackend.h"
+
+#include "redisserver.h"
+#include "zookeeperserver.h"
+
+#include <hiredis/hiredis.h>
+#include <zookeeper/zookeeper.h>
+
+#include <QtCore/QCommandLineParser>
+#include <QtCore/QCoreApplication>
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QSemaphore>
+#include <QtCore/QThread>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <optional>
+
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Stats
+{
+    QList<double> us;
+    double at(double p) const
+    {
+        if (us.isEmpty())
+            return 0;
+        QList<double> sorted = us;
+        std::sort(sorted.begin(), sorted.end());
+        return sorted.at(std::min<qsizetype>(sorted.size() - 1, qsizetype(p * double(sorted.size()))));
+    }
+};
+
+double elapsedUs(const QElapsedTimer &t)
+{
+    return double(t.nsecsElapsed()) / 1000.0;
+}
+
+//! Counts the backend calls the client makes (per cycle: what the operation costs).
+class CountingBackend final : public QSimbaLeaseBackend
+{
+public:
+    explicit CountingBackend(std::unique_ptr<QSimbaLeaseBackend> inner) : m_inner(std::move(inner)) {}
+    std::atomic<qint64> acquires{0}, releases{0}, keepAlives{0};
+
+    Capabilities capabilities() const override { return m_inner->capabilities(); }
+    QString describe() const override { return m_inner->describe(); }
+    SessionGrant openSession(Millis lease, const QMap<QString, QString> &metadata) override
+    {
+        return m_inner->openSession(lease, metadata);
+    }
+    KeepAliveResult keepAlive(const QSimbaSessionId &session, Millis lease, const QSet<QSimbaLeaseName> &held) override
+    {
+        ++keepAlives;
+        return m_inner->keepAlive(session, lease, held);
+    }
+    QHash<QSimbaLeaseName, AcquireResult> acquire(const QSimbaSessionId &session,
+                                                 const QSet<QSimbaLeaseName> &names) override
+    {
+        ++acquires;
+        return m_inner->acquire(session, names);
+    }
+    void release(const QSimbaSessionId &session, const QHash<QSimbaLeaseName, qint64> &leases) override
+    {
+        ++releases;
+        m_inner->release(session, leases);
+    }
+    void closeSession(const QSimbaSessionId &session) override { m_inner->closeSession(session); }
+    void join(const QSimbaSessionId &session, const QString &group) override { m_inner->join(session, group); }
+    void leave(const QSimbaSessionId &session, const QString &group) override { m_inner->leave(session, group); }
+    QList<QSimbaSessionId> members(const QString &group) override { return m_inner->members(group); }
+    std::unique_ptr<Subscription> subscribe(HintListener listener) override
+    {
+        return m_inner->subscribe(std::move(listener));
+    }
+    Inspection inspect() override { return m_inner->inspect(); }
+
+private:
+    std::unique_ptr<QSimbaLeaseBackend> m_inner;
+};
+
+//! A raw round trip of the backend's own client: name and how to run it once.
+struct Raw
+{
+    QString name;
+    std::function<bool()> run;
+};
+
+struct Target
+{
+    QString name;
+    std::function<std::unique_ptr<QSimbaLeaseBackend>()> make;
+    QList<Raw> raws;
+};
+
+std::unique_ptr<QSimba> client(std::unique_ptr<QSimbaLeaseBackend> backend, CountingBackend **counting = nullptr)
+{
+    auto counted = std::make_unique<CountingBackend>(std::move(backend));
+    if (counting)
+        *counting = counted.get();
+    // Locks of the comparison: a 10 s lease.
+    const QSimbaConfig config = QSimbaConfig::builder().leaseDuration(10s).build();
+    return QSimba::builder().backend(std::move(counted)).config(config).build();
+}
+
+int runTarget(const Target &target, int cycles, int handoffs)
+{
+    auto simba = [&] {
+        CountingBackend *c = nullptr;
+        auto s = client(target.make(), &c);
+        return std::pair(std::move(s), c);
+    }();
+    CountingBackend *counting = simba.second;
+    QSimbaLock *lock = simba.first->lock(QStringLiteral("bench.cycle"));
+    Stats cycle, acquire, release;
+    QList<Stats> raws(target.raws.size());
+    QElapsedTimer t;
+    const int warmup = std::max(10, cycles / 10);
+    // A new Redis server grants nothing before it ran maxLease (the recovery guard): the
+    // first acquire waits for that.
+    lock->acquire(60s).close();
+    qint64 acquiresBefore = 0, releasesBefore = 0, keepAlivesBefore = 0;
+    for (int i = -warmup; i < cycles; ++i) {
+        if (i == 0) {
+            acquiresBefore = counting->acquires;
+            releasesBefore = counting->releases;
+            keepAlivesBefore = counting->keepAlives;
+        }
+        for (qsizetype r = 0; r < target.raws.size(); ++r) {
+            t.start();
+            if (!target.raws[r].run()) {
+                std::fprintf(stderr, "%s: the raw %s failed\n", qPrintable(target.name), qPrintable(target.raws[r].name));
+                return 69;
+            }
+            if (i >= 0)
+                raws[r].us.append(elapsedUs(t));
+        }
+        t.start();
+        QSimbaLockTerm term = lock->acquire(5s);
+        const double a = elapsedUs(t);
+        term.close();
+        const double c = elapsedUs(t);
+        if (i >= 0) {
+            acquire.us.append(a);
+            release.us.append(c - a);
+            cycle.us.append(c);
+        }
+        // The owner thread's callbacks (events, the async release future) run between
+        // rounds, as an application's event loop would run them.
+        QCoreApplication::processEvents();
+    }
+    const double n = cycles;
+    std::printf("%s (%s), %d cycles; backend calls per cycle: %.2f acquire, %.2f release, %.3f keepAlive\n",
+                qPrintable(target.name), qPrintable(counting->describe()), cycles,
+                double(counting->acquires - acquiresBefore) / n, double(counting->releases - releasesBefore) / n,
+                double(counting->keepAlives - keepAlivesBefore) / n);
+    std::printf("  %-14s %10s %10s", "", "median us", "p99 us");
+    for (const auto &r : target.raws)
+        std::printf(" %12s", qPrintable(QStringLiteral("x %1").arg(r.name)));
+    std::printf("\n");
+    const auto row = [&](const char *what, const Stats &s) {
+        std::printf("  %-14s %10.1f %10.1f", what, s.at(0.5), s.at(0.99));
+        for (const auto &r : raws)
+            std::printf(" %12.2f", s.at(0.5) / std::max(0.001, r.at(0.5)));
+        std::printf("\n");
+    };
+    row("cycle", cycle);
+    row("acquire", acquire);
+    row("release", release);
+    for (qsizetype r = 0; r < raws.size(); ++r)
+        row(qPrintable(QStringLiteral("raw %1").arg(target.raws[r].name)), raws[r]);
+
+    if (handoffs > 0) {
+        // The waiter: a second client, blocked in acquire() on its own thread.
+        auto other = client(target.make());
+        QSimbaLock *waiterLock = other->lock(QStringLiteral("bench.cycle"));
+        QSemaphore go, blocking, granted, released, closed;
+        std::atomic<qint64> grantedAt{0};
+        QElapsedTimer clock;
+        clock.start();
+        std::atomic<bool> failed{false};
+        std::unique_ptr<QThread> waiter(QThread::create([&] {
+            for (int i = 0; i < handoffs; ++i) {
+                go.acquire();
+                blocking.release();
+                try {
+                    QSimbaLockTerm term = waiterLock->acquire(10s);
+                    grantedAt = clock.nsecsElapsed();
+                    granted.release();
+                    released.acquire();
+                } catch (const std::exception &e) {
+                    std::fprintf(stderr, "the waiter failed: %s\n", e.what());
+                    failed = true;
+                    granted.release();
+                    closed.release();
+                    return;
+                }
+                closed.release(); // its term closed as it went out of scope
+            }
+        }));
+        Stats handoff;
+        waiter->start();
+        for (int i = 0; i < handoffs && !failed; ++i) {
+            QSimbaLockTerm term = lock->acquire(10s);
+            go.release();
+            blocking.acquire();
+            QThread::msleep(20); // the waiter is blocked in acquire() by now (a bench, not a test)
+            const qint64 start = clock.nsecsElapsed();
+            term.close();
+            granted.acquire();
+            handoff.us.append(double(grantedAt - start) / 1000.0);
+            released.release();
+            closed.acquire();
+            QCoreApplication::processEvents();
+        }
+        waiter->wait();
+        if (failed)
+            return 69;
+        std::printf("  %-14s %10.1f %10.1f", "handoff", handoff.at(0.5), handoff.at(0.99));
+        for (const auto &r : raws)
+            std::printf(" %12.2f", handoff.at(0.5) / std::max(0.001, r.at(0.5)));
+        std::printf("   (%d handoffs to a blocked waiter of another client)\n", handoffs);
+    }
+    std::fflush(stdout);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("The uncontended lock cycle against the raw client's round trips."));
+    parser.addHelpOption();
+    parser.addOption({QStringLiteral("cycles"), QStringLiteral("Measured cycles per backend (default 1000)."),
+                      QStringLiteral("n"), QStringLiteral("1000")});
+    parser.addOption({QStringLiteral("handoff"), QStringLiteral("Also measure N handoffs to a blocked waiter."),
+                      QStringLiteral("n"), QStringLiteral("0")});
+    parser.addPositionalArgument(QStringLiteral("backends"), QStringLiteral("memory, redis, zookeeper (default: all)"));
+    parser.process(app);
+    const int cycles = std::max(10, parser.value(QStringLiteral("cycles")).toInt());
+    const int handoffs = std::max(0, parser.value(QStringLiteral("handoff")).toInt());
+    QStringList wanted = parser.positionalArguments();
+    if (wanted.isEmpty())
+        wanted = {QStringLiteral("memory"), QStringLiteral("redis"), QStringLiteral("zookeeper")};
+    int rc = 0;
+    for (const QString &which : std::as_const(wanted)) {
+        try {
+            if (which == u"memory") {
+                const QString store = QStringLiteral("bench-cycle");
+                rc |= runTarget({which, [store] { return std::make_unique<QSimbaMemoryLeaseBackend>(store); }, {}},
+                                cycles, handoffs);
+            } else if (which == u"redis") {
+                RedisServer server;
+                if (!server.start()) {
+                    std::fprintf(stderr, "redis-server did not start: %s\n", qPrintable(server.errorString()));
+                    return 69;
+                }
+                redisContext *raw = redisConnect("127.0.0.1", server.port());
+                if (!raw || raw->err) {
+                    std::fprintf(stderr, "hiredis could not connect\n");
+                    return 69;
+                }
+                const auto command = [raw](const char *format) {
+                    auto *reply = static_cast<redisReply *>(redisCommand(raw, format));
+                    const bool ok = reply && reply->type != REDIS_REPLY_ERROR;
+                    freeReplyObject(reply);
+                    return ok;
+                };
+                QUrl url = server.url();
+                url.setQuery(QStringLiteral("maxLease=10s")); // the guard's wait: 10 s, once
+                rc |= runTarget({which, [url] { return QSimbaRedisLeaseBackend::fromUrl(url); },
+                                 {{QStringLiteral("PING"), [command] { return command("PING"); }},
+                                  {QStringLiteral("SET"), [command] { return command("SET bench:raw x"); }}}},
+                                cycles, handoffs);
+                redisFree(raw);
+            } else if (which == u"zookeeper") {
+                ZookeeperServer server;
+                if (!server.start()) {
+                    std::fprintf(stderr, "ZooKeeper did not start: %s\n", qPrintable(server.errorString()));
+                    return 69;
+                }
+                zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
+                zhandle_t *zh = zookeeper_init(server.hostPort().toUtf8().constData(), nullptr, 10000, nullptr,
+                                               nullptr, 0);
+                for (int i = 0; zh && zoo_state(zh) != ZOO_CONNECTED_STATE && i < 500; ++i)
+                    QThread::msleep(10);
+                if (!zh || zoo_state(zh) != ZOO_CONNECTED_STATE) {
+                    std::fprintf(stderr, "the zookeeper client could not connect\n");
+                    return 69;
+                }
+                zoo_create(zh, "/bench-raw", "x", 1, &ZOO_OPEN_ACL_UNSAFE, 0, nullptr, 0);
+                const QString url = QStringLiteral("zookeeper://%1/bench").arg(server.hostPort());
+                rc |= runTarget({which, [url] { return QSimbaZookeeperLeaseBackend::fromUrl(url); },
+                                 {{QStringLiteral("exists"),
+                                   [zh] {
+                                       Stat stat;
+                                       return zoo_exists(zh, "/bench-raw", 0, &stat) == ZOK;
+                                   }},
+                                  {QStringLiteral("set"), [zh] { return zoo_set(zh, "/bench-raw", "y", 1, -1) == ZOK; }}}},
+                                cycles, handoffs);
+                zookeeper_close(zh);
+            } else {
+                std::fprintf(stderr, "unknown backend \"%s\" (memory, redis, zookeeper)\n", qPrintable(which));
+                return 64;
+            }
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "%s: %s\n", qPrintable(which), e.what());
+            return 69;
+        }
+    }
+    return rc;
+}
