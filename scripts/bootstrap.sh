@@ -16,6 +16,7 @@ packages=(
   redis-server redis-tools zookeeper postgresql mariadb-server mariadb-client
   etcd-server etcd-client prometheus openssl curl
   xvfb xauth fonts-wqy-microhei ccache
+  linux-perf
 )
 
 missing=()
