@@ -164,6 +164,9 @@ struct QSimbaZookeeperLeaseBackend::Private
         int version = -1;
     };
     QHash<QString, Granted> granted; // by lease name
+    //! Names this instance released last: worth the one-round-trip acquire even while the
+    //! lease watch has not told their release yet (a cycle of acquire and release).
+    QSet<QString> releasedHere;
 
     //! The uncontended acquire in one round trip; see acquire().
     void acquireFree(const QSimbaSessionId &session, QList<QSimbaLeaseName> &pending,
@@ -455,8 +458,9 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
 {
     QList<QSimbaLeaseName> free;
     for (const auto &name : std::as_const(pending))
-        if (hints->mayBeFree(name.toString()))
+        if (releasedHere.contains(name.toString()) || hints->mayBeFree(name.toString()))
             free.append(name);
+    qCDebug(lcSimbaZookeeper) << "acquire: one round trip for" << free.size() << "of" << pending.size() << "names";
     if (free.isEmpty())
         return;
     const QString own = sessionPath(session);
@@ -508,6 +512,7 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
         const qint64 token = batch[t.reply].stats[size_t(t.clockOp)].mzxid;
         results.insert(t.name, AcquireResult::granted(token));
         granted.insert(t.name.toString(), {token, session, 0});
+        releasedHere.remove(t.name.toString());
         pending.removeOne(t.name);
     }
 }
@@ -665,9 +670,12 @@ void QSimbaZookeeperLeaseBackend::release(const QSimbaSessionId &session, const 
         }
         if (!sent.isEmpty()) {
             fast.wait();
-            for (const auto &[name, reply] : std::as_const(sent))
-                if (!fast[reply].ok())
+            for (const auto &[name, reply] : std::as_const(sent)) {
+                if (fast[reply].ok())
+                    d->releasedHere.insert(name.toString());
+                else
                     rest.insert(name, leases.value(name));
+            }
         }
     }
     if (rest.isEmpty())
