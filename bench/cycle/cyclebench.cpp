@@ -15,6 +15,7 @@
 //
 // Servers are started with the tests' fixtures (loopback, free port, temporary directory).
 #include "qsimba.h"
+#include "qsimbabackendmetrics.h"
 #include "qsimbalock.h"
 #include "qsimbalockterm.h"
 #include "qsimbamemoryleasebackend.h"
@@ -62,49 +63,6 @@ double elapsedUs(const QElapsedTimer &t)
     return double(t.nsecsElapsed()) / 1000.0;
 }
 
-//! Counts the backend calls the client makes (per cycle: what the operation costs).
-class CountingBackend final : public QSimbaLeaseBackend
-{
-public:
-    explicit CountingBackend(std::unique_ptr<QSimbaLeaseBackend> inner) : m_inner(std::move(inner)) {}
-    std::atomic<qint64> acquires{0}, releases{0}, keepAlives{0};
-
-    Capabilities capabilities() const override { return m_inner->capabilities(); }
-    QString describe() const override { return m_inner->describe(); }
-    SessionGrant openSession(Millis lease, const QMap<QString, QString> &metadata) override
-    {
-        return m_inner->openSession(lease, metadata);
-    }
-    KeepAliveResult keepAlive(const QSimbaSessionId &session, Millis lease, const QSet<QSimbaLeaseName> &held) override
-    {
-        ++keepAlives;
-        return m_inner->keepAlive(session, lease, held);
-    }
-    QHash<QSimbaLeaseName, AcquireResult> acquire(const QSimbaSessionId &session,
-                                                 const QSet<QSimbaLeaseName> &names) override
-    {
-        ++acquires;
-        return m_inner->acquire(session, names);
-    }
-    void release(const QSimbaSessionId &session, const QHash<QSimbaLeaseName, qint64> &leases) override
-    {
-        ++releases;
-        m_inner->release(session, leases);
-    }
-    void closeSession(const QSimbaSessionId &session) override { m_inner->closeSession(session); }
-    void join(const QSimbaSessionId &session, const QString &group) override { m_inner->join(session, group); }
-    void leave(const QSimbaSessionId &session, const QString &group) override { m_inner->leave(session, group); }
-    QList<QSimbaSessionId> members(const QString &group) override { return m_inner->members(group); }
-    std::unique_ptr<Subscription> subscribe(HintListener listener) override
-    {
-        return m_inner->subscribe(std::move(listener));
-    }
-    Inspection inspect() override { return m_inner->inspect(); }
-
-private:
-    std::unique_ptr<QSimbaLeaseBackend> m_inner;
-};
-
 //! A raw round trip of the backend's own client: name and how to run it once.
 struct Raw
 {
@@ -119,25 +77,24 @@ struct Target
     QList<Raw> raws;
 };
 
-std::unique_ptr<QSimba> client(std::unique_ptr<QSimbaLeaseBackend> backend, CountingBackend **counting = nullptr)
+std::unique_ptr<QSimba> client(std::unique_ptr<QSimbaLeaseBackend> backend)
 {
-    auto counted = std::make_unique<CountingBackend>(std::move(backend));
-    if (counting)
-        *counting = counted.get();
     // Locks of the comparison: a 10 s lease.
     const QSimbaConfig config = QSimbaConfig::builder().leaseDuration(10s).build();
-    return QSimba::builder().backend(std::move(counted)).config(config).build();
+    return QSimba::builder().backend(std::move(backend)).config(config).build();
+}
+
+//! The client's backend calls of one kind so far (its own metrics).
+qint64 calls(const QSimba &simba, QSimbaBackendMetrics::Call call)
+{
+    return qint64(simba.backendMetrics()->stats(call).count);
 }
 
 int runTarget(const Target &target, int cycles, int handoffs)
 {
-    auto simba = [&] {
-        CountingBackend *c = nullptr;
-        auto s = client(target.make(), &c);
-        return std::pair(std::move(s), c);
-    }();
-    CountingBackend *counting = simba.second;
-    QSimbaLock *lock = simba.first->lock(QStringLiteral("bench.cycle"));
+    auto simba = client(target.make());
+    using Call = QSimbaBackendMetrics::Call;
+    QSimbaLock *lock = simba->lock(QStringLiteral("bench.cycle"));
     Stats cycle, acquire, release;
     QList<Stats> raws(target.raws.size());
     QElapsedTimer t;
@@ -148,9 +105,9 @@ int runTarget(const Target &target, int cycles, int handoffs)
     qint64 acquiresBefore = 0, releasesBefore = 0, keepAlivesBefore = 0;
     for (int i = -warmup; i < cycles; ++i) {
         if (i == 0) {
-            acquiresBefore = counting->acquires;
-            releasesBefore = counting->releases;
-            keepAlivesBefore = counting->keepAlives;
+            acquiresBefore = calls(*simba, Call::Acquire);
+            releasesBefore = calls(*simba, Call::Release);
+            keepAlivesBefore = calls(*simba, Call::KeepAlive);
         }
         for (qsizetype r = 0; r < target.raws.size(); ++r) {
             t.start();
@@ -177,9 +134,10 @@ int runTarget(const Target &target, int cycles, int handoffs)
     }
     const double n = cycles;
     std::printf("%s (%s), %d cycles; backend calls per cycle: %.2f acquire, %.2f release, %.3f keepAlive\n",
-                qPrintable(target.name), qPrintable(counting->describe()), cycles,
-                double(counting->acquires - acquiresBefore) / n, double(counting->releases - releasesBefore) / n,
-                double(counting->keepAlives - keepAlivesBefore) / n);
+                qPrintable(target.name), qPrintable(simba->backendMetrics()->backend()), cycles,
+                double(calls(*simba, Call::Acquire) - acquiresBefore) / n,
+                double(calls(*simba, Call::Release) - releasesBefore) / n,
+                double(calls(*simba, Call::KeepAlive) - keepAlivesBefore) / n);
     std::printf("  %-14s %10s %10s", "", "median us", "p99 us");
     for (const auto &r : target.raws)
         std::printf(" %12s", qPrintable(QStringLiteral("x %1").arg(r.name)));
