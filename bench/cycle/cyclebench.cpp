@@ -9,9 +9,11 @@
 // The memory backend's cycle is the engine and its thread hops alone (no I/O).
 // With --handoff N: a second client of the same backend blocks in acquire() on a thread
 // while the first holds the lock; the time from the holder's close() to the waiter's
-// acquire() returning (release + hint + acquire), N times.
+// acquire() returning (release + hint + acquire), N times. With --contend N: N clients,
+// each on its own thread, 100 cycles each on one lock: cycles per second and overlaps
+// (two holders at once; must be 0).
 //
-//   qsimba_bench_cycle [--cycles N] [--handoff N] [memory] [redis] [zookeeper]
+//   qsimba_bench_cycle [--cycles N] [--handoff N] [--contend N] [memory] [redis] [zookeeper]
 //
 // Servers are started with the tests' fixtures (loopback, free port, temporary directory).
 #include "qsimba.h"
@@ -40,6 +42,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 using namespace std::chrono_literals;
 
@@ -90,7 +93,7 @@ qint64 calls(const QSimba &simba, QSimbaBackendMetrics::Call call)
     return qint64(simba.backendMetrics()->stats(call).count);
 }
 
-int runTarget(const Target &target, int cycles, int handoffs)
+int runTarget(const Target &target, int cycles, int handoffs, int contenders)
 {
     auto simba = client(target.make());
     using Call = QSimbaBackendMetrics::Call;
@@ -205,6 +208,45 @@ int runTarget(const Target &target, int cycles, int handoffs)
             std::printf(" %12.2f", handoff.at(0.5) / std::max(0.001, r.at(0.5)));
         std::printf("   (%d handoffs to a blocked waiter of another client)\n", handoffs);
     }
+    if (contenders > 0) {
+        // Contenders clients (one per thread, as processes would be) × 100 cycles on one lock.
+        constexpr int perClient = 100;
+        std::vector<std::unique_ptr<QSimba>> clients;
+        for (int i = 0; i < contenders; ++i)
+            clients.push_back(client(target.make()));
+        std::atomic<int> holders{0}, overlaps{0}, failures{0};
+        std::vector<std::unique_ptr<QThread>> threads;
+        QSemaphore start;
+        for (auto &c : clients) {
+            QSimbaLock *l = c->lock(QStringLiteral("bench.cycle"));
+            threads.emplace_back(QThread::create([&, l] {
+                start.acquire();
+                for (int i = 0; i < perClient; ++i) {
+                    try {
+                        QSimbaLockTerm term = l->acquire(30s);
+                        if (holders.fetch_add(1) != 0)
+                            ++overlaps;
+                        holders.fetch_sub(1);
+                    } catch (const std::exception &e) {
+                        std::fprintf(stderr, "a contender failed: %s\n", e.what());
+                        ++failures;
+                        return;
+                    }
+                }
+            }));
+            threads.back()->start();
+        }
+        QElapsedTimer elapsed;
+        elapsed.start();
+        start.release(contenders);
+        for (auto &t : threads)
+            t->wait();
+        const double seconds = double(elapsed.nsecsElapsed()) / 1e9;
+        std::printf("  %d clients x %d cycles on one lock: %.0f cycles/s, %d overlaps, %d failures\n", contenders,
+                    perClient, double(contenders * perClient) / seconds, overlaps.load(), failures.load());
+        if (failures || overlaps)
+            return 69;
+    }
     std::fflush(stdout);
     return 0;
 }
@@ -222,10 +264,13 @@ int main(int argc, char **argv)
                       QStringLiteral("n"), QStringLiteral("1000")});
     parser.addOption({QStringLiteral("handoff"), QStringLiteral("Also measure N handoffs to a blocked waiter."),
                       QStringLiteral("n"), QStringLiteral("0")});
+    parser.addOption({QStringLiteral("contend"), QStringLiteral("Also run N clients x 100 cycles on one lock."),
+                      QStringLiteral("n"), QStringLiteral("0")});
     parser.addPositionalArgument(QStringLiteral("backends"), QStringLiteral("memory, redis, zookeeper (default: all)"));
     parser.process(app);
     const int cycles = std::max(10, parser.value(QStringLiteral("cycles")).toInt());
     const int handoffs = std::max(0, parser.value(QStringLiteral("handoff")).toInt());
+    const int contenders = std::max(0, parser.value(QStringLiteral("contend")).toInt());
     QStringList wanted = parser.positionalArguments();
     if (wanted.isEmpty())
         wanted = {QStringLiteral("memory"), QStringLiteral("redis"), QStringLiteral("zookeeper")};
@@ -235,7 +280,7 @@ int main(int argc, char **argv)
             if (which == u"memory") {
                 const QString store = QStringLiteral("bench-cycle");
                 rc |= runTarget({which, [store] { return std::make_unique<QSimbaMemoryLeaseBackend>(store); }, {}},
-                                cycles, handoffs);
+                                cycles, handoffs, contenders);
             } else if (which == u"redis") {
                 RedisServer server;
                 if (!server.start()) {
@@ -258,7 +303,7 @@ int main(int argc, char **argv)
                 rc |= runTarget({which, [url] { return QSimbaRedisLeaseBackend::fromUrl(url); },
                                  {{QStringLiteral("PING"), [command] { return command("PING"); }},
                                   {QStringLiteral("SET"), [command] { return command("SET bench:raw x"); }}}},
-                                cycles, handoffs);
+                                cycles, handoffs, contenders);
                 redisFree(raw);
             } else if (which == u"zookeeper") {
                 ZookeeperServer server;
@@ -284,7 +329,7 @@ int main(int argc, char **argv)
                                        return zoo_exists(zh, "/bench-raw", 0, &stat) == ZOK;
                                    }},
                                   {QStringLiteral("set"), [zh] { return zoo_set(zh, "/bench-raw", "y", 1, -1) == ZOK; }}}},
-                                cycles, handoffs);
+                                cycles, handoffs, contenders);
                 zookeeper_close(zh);
             } else {
                 std::fprintf(stderr, "unknown backend \"%s\" (memory, redis, zookeeper)\n", qPrintable(which));
