@@ -103,6 +103,8 @@ void QSimbaRuntime::apply()
         for (auto &effect : effects) {
             switch (effect.type) {
             case Effect::Type::CallBackend:
+                // Queued even from the backend thread itself (feeding a reply): the call
+                // must never run here, under the mutex.
                 QMetaObject::invokeMethod(m_backendContext, [this, id = effect.callId, call = std::move(effect.call)] {
                     if (!m_backend)
                         return; // shut down: nobody waits for the answer any more
@@ -110,7 +112,7 @@ void QSimbaRuntime::apply()
                     if (reply.error != Reply::Error::None)
                         qCDebug(lcSimbaEngine) << describe(call) << "failed:" << reply.message;
                     post([id, reply](Core &core, Nanos now) { core.backendReplied(now, id, reply); });
-                });
+                }, Qt::QueuedConnection);
                 break;
             case Effect::Type::RunTask: {
                 const QString stream = effect.stream;
