@@ -104,18 +104,24 @@ TermPtr QSimbaLockPrivate::attempt(std::chrono::nanoseconds timeout, bool tryOnc
     }, /*direct=*/true);
     const auto n = name;
     l.post([n, id, timeout, tryOnce](Core &core, Nanos now) { core.acquireLock(now, n, id, timeout, tryOnce); });
+    // The engine may answer on the thread that feeds it (the backend thread, say) while it
+    // holds the core: shared->mutex is never held here while feeding it.
     QMutexLocker lock(&shared->mutex);
     while (!shared->answered) {
         QSimbaTsan::wait(shared->done, &shared->mutex, QDeadlineTimer(std::chrono::milliseconds(50)));
         if (!shared->answered && QThread::currentThread()->isInterruptionRequested()) {
+            lock.unlock();
             l.post([n, id](Core &core, Nanos now) { core.cancelLock(now, n, id); });
             if (l.cancel(id))
                 throw QSimbaInterruptedError(QStringLiteral("acquire of lock \"%1\" interrupted").arg(n.toString()));
             // Answered meanwhile: a term won is released by its handle going away.
+            lock.relock();
             while (!shared->answered)
                 QSimbaTsan::wait(shared->done, &shared->mutex);
-            if (shared->term)
-                makeTerm(shared->term).close();
+            const TermPtr won = shared->term;
+            lock.unlock();
+            if (won)
+                makeTerm(won).close();
             throw QSimbaInterruptedError(QStringLiteral("acquire of lock \"%1\" interrupted").arg(n.toString()));
         }
     }

@@ -66,10 +66,14 @@ QFuture<void> QSimbaLockTerm::releaseAsync()
             d->releasedDirect = directFuture;
             const auto name = d->term.name();
             const qint64 token = d->term.token();
+            const QFuture<void> released = d->released;
+            // Fed outside the term's mutex: the engine may run on this thread now.
+            lock.unlock();
             link->post([name, token, asyncId, directId](Core &core, Nanos now) {
                 core.releaseLock(now, name, token, asyncId);
                 core.releaseLock(now, name, token, directId);
             });
+            return released;
         }
     }
     return d->released;
