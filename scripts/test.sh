@@ -6,8 +6,9 @@
 # Every server a test needs is started by the test itself on a free loopback port.
 # Extra arguments go to every ctest run (e.g. -L redis, -R tst_values).
 #
-# The sanitizer builds compile, at the lowest CPU priority, while the normal tests run: those
-# mostly wait on servers and timers, so the builds take the CPU time the tests leave idle.
+# The sanitizer builds compile, at the lowest CPU priority, while the tests of the previous
+# pass run: those mostly wait on servers and timers, so the builds take the CPU time the
+# tests leave idle.
 #
 # Flakiness is reported, never hidden: a test that fails is run once more, and if it passes
 # then it is named at the end as FLAKY. The run fails when a test fails twice, or when a test
@@ -89,34 +90,47 @@ run_pass() {
 "$root/scripts/build.sh" build
 phase "normal build done"
 
-# The sanitizer builds compile in the background, at the lowest priority, while the normal
-# pass runs. -g1 (line tables) is all a sanitizer report needs, and builds faster than -g.
+# The AddressSanitizer build compiles in the background, at the lowest priority, while the
+# normal pass runs; the ThreadSanitizer build then while the asan pass runs.
+# -g1 (line tables) is all a sanitizer report needs, and builds faster than -g.
 mkdir -p "$root/build-asan"
 background_log="$root/build-asan/sanitizer-builds.log"
-(
-  nice -n 19 "$root/scripts/build.sh" build-asan \
-    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DQSIMBA_SANITIZE=ON
-  if [ "$tsan" != 0 ]; then
-    # Only the tests labelled tsan and what they link; ThreadSanitizer slows optimized code less.
-    QSIMBA_TARGETS="tst_client tst_locks tst_leadertask tst_groups tst_coro" nice -n 19 "$root/scripts/build.sh" build-tsan \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DQSIMBA_TSAN=ON \
-      -DQSIMBA_BUILD_EXAMPLES=OFF -DQSIMBA_BUILD_QUICK=OFF -DQSIMBA_BUILD_MONITOR=OFF
+# in_background NAME COMMAND…: runs COMMAND at the lowest priority, its output in the log.
+in_background() {
+  local name=$1
+  shift
+  (
+    nice -n 19 "$@"
+    cpu_seconds
+    echo "$name build: CPU $cpu s"
+  ) >> "$background_log" 2>&1 &
+  background=$!
+}
+# wait_background NAME: fails the run if the background build failed.
+wait_background() {
+  if ! wait "$background"; then
+    tail -n 60 "$background_log"
+    echo "== the $1 build failed (whole log: $background_log)"
+    exit 1
   fi
-  cpu_seconds
-  echo "sanitizer builds: CPU $cpu s"
-) > "$background_log" 2>&1 &
-background=$!
+  phase "$(tail -n 1 "$background_log")"
+}
+: > "$background_log"
+in_background asan "$root/scripts/build.sh" build-asan \
+  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DQSIMBA_SANITIZE=ON
 
 run_pass normal "$root/build" "$@"
 grep -h "^simulation: .* steps" "$root/build/Testing/Temporary/LastTest.log" 2>/dev/null || true
 
-phase "normal pass done, waiting for the sanitizer builds"
-if ! wait "$background"; then
-  tail -n 60 "$background_log"
-  echo "== the sanitizer builds failed (whole log: $background_log)"
-  exit 1
+phase "normal pass done, waiting for the asan build"
+wait_background asan
+if [ "$tsan" != 0 ]; then
+  # Only the tests labelled tsan and what they link; ThreadSanitizer slows optimized code less.
+  QSIMBA_TARGETS="tst_client tst_locks tst_leadertask tst_groups tst_coro" in_background tsan \
+    "$root/scripts/build.sh" build-tsan \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DQSIMBA_TSAN=ON \
+    -DQSIMBA_BUILD_EXAMPLES=OFF -DQSIMBA_BUILD_QUICK=OFF -DQSIMBA_BUILD_MONITOR=OFF
 fi
-phase "sanitizer builds done ($(tail -n 1 "$background_log"))"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
 export LSAN_OPTIONS=suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -126,6 +140,8 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run_pass asan "$root/build-asan" -LE "install|docs|fault" "$@"
 
 if [ "$tsan" != 0 ]; then
+  phase "asan pass done, waiting for the tsan build"
+  wait_background tsan
   run_pass tsan "$root/build-tsan" -L tsan "$@"
 fi
 
