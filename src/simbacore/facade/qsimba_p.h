@@ -5,7 +5,7 @@
 #include "qsimba.h"
 #include "qsimbabackendmetrics.h"
 #include "qsimbaschedule.h"
-#include "engine/qsimbaruntime_p.h"
+#include "qsimbaruntime_p.h"
 
 #include <QtCore/QHash>
 #include <QtCore/QMutex>
