@@ -43,7 +43,7 @@ done
 
 # Two compile jobs at most: the machine is shared. The suite starts its servers with the
 # tests' fixtures, hence QSIMBA_BUILD_TESTS (only the suite's target is built).
-CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} QSIMBA_BUILD_TARGETS=qsimba_bench_suite \
+CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} QSIMBA_TARGETS=qsimba_bench_suite \
   "$root/scripts/build.sh" "$dir" -DQSIMBA_BUILD_BENCH=ON -DQSIMBA_BUILD_TESTS=ON >&2
 bin="$root/$dir/bench/suite/qsimba_bench_suite"
 [ -x "$bin" ] || { echo "bench/run.sh: $bin was not built" >&2; exit 1; }

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The test command: installs what is missing, builds, and runs the whole suite through CTest,
-# once in a normal build and once under AddressSanitizer + UndefinedBehaviorSanitizer.
+# once in a normal build, once under AddressSanitizer + UndefinedBehaviorSanitizer, and the
+# tests labelled tsan once under ThreadSanitizer (QSIMBA_TEST_TSAN=0 leaves that pass out).
 # Every server a test needs is started by the test itself on a free loopback port.
 # Extra arguments go to every ctest run (e.g. -L redis, -R tst_values).
+#
+# The sanitizer builds compile, at the lowest CPU priority, while the tests of the previous
+# pass run: those mostly wait on servers and timers, so the builds take the CPU time the
+# tests leave idle.
 #
 # Flakiness is reported, never hidden: a test that fails is run once more, and if it passes
 # then it is named at the end as FLAKY. The run fails when a test fails twice, or when a test
@@ -11,10 +16,28 @@
 # directory, flaky-tests.txt).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-jobs=$(nproc)
+cores=$(nproc)
+# Most tests wait on servers, leases and timers rather than compute: run several per core.
+# (QSIMBA_TEST_JOBS=n sets another number.)
+jobs=${QSIMBA_TEST_JOBS:-$((cores * 3))}
+tsan=${QSIMBA_TEST_TSAN:-1}
 started=$SECONDS
 flaky_report=()
 failed_report=()
+
+# cpu_seconds: sets cpu to the CPU time (user + system) of the finished child processes so
+# far. `times` must run in this shell (not in $(…) or a pipeline) to see its children.
+times_file=$(mktemp)
+trap 'rm -f "$times_file"' EXIT
+cpu=0
+cpu_seconds() {
+  times > "$times_file"
+  cpu=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$times_file")
+}
+phase() {
+  cpu_seconds
+  echo "== $1 (after $(( SECONDS - started )) s, CPU $cpu s)"
+}
 
 # run_pass NAME BUILD_DIR [ctest arguments…]
 run_pass() {
@@ -22,7 +45,15 @@ run_pass() {
   shift 2
   local record="$dir/flaky-tests.txt" previous=() flaky=() failing=()
   [ -f "$record" ] && mapfile -t previous < "$record"
-  echo "== $name: ctest in $dir"
+  # CTest starts the tests it knows to be longest first; a fresh build has no record of their
+  # times yet, so it starts from the times in tests/ctest-costs.txt (CTest's own format,
+  # from a run of this command), and keeps its own record from then on.
+  local costs="$dir/Testing/Temporary/CTestCostData.txt"
+  if [ ! -f "$costs" ]; then
+    mkdir -p "$dir/Testing/Temporary"
+    cp "$root/tests/ctest-costs.txt" "$costs"
+  fi
+  phase "$name: ctest in $dir"
   if (cd "$dir" && ctest --output-on-failure -j"$jobs" "$@"); then
     : > "$record"
     return 0
@@ -57,11 +88,49 @@ run_pass() {
 }
 
 "$root/scripts/build.sh" build
+phase "normal build done"
+
+# The AddressSanitizer build compiles in the background, at the lowest priority, while the
+# normal pass runs; the ThreadSanitizer build then while the asan pass runs.
+# -g1 (line tables) is all a sanitizer report needs, and builds faster than -g.
+mkdir -p "$root/build-asan"
+background_log="$root/build-asan/sanitizer-builds.log"
+# in_background NAME COMMAND…: runs COMMAND at the lowest priority, its output in the log.
+in_background() {
+  local name=$1
+  shift
+  (
+    nice -n 19 "$@"
+    cpu_seconds
+    echo "$name build: CPU $cpu s"
+  ) >> "$background_log" 2>&1 &
+  background=$!
+}
+# wait_background NAME: fails the run if the background build failed.
+wait_background() {
+  if ! wait "$background"; then
+    tail -n 60 "$background_log"
+    echo "== the $1 build failed (whole log: $background_log)"
+    exit 1
+  fi
+  phase "$(tail -n 1 "$background_log")"
+}
+: > "$background_log"
+in_background asan "$root/scripts/build.sh" build-asan \
+  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DQSIMBA_SANITIZE=ON
+
 run_pass normal "$root/build" "$@"
 grep -h "^simulation: .* steps" "$root/build/Testing/Temporary/LastTest.log" 2>/dev/null || true
 
-# -g1 (line tables) is all a sanitizer report needs, and builds faster than -g.
-"$root/scripts/build.sh" build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DQSIMBA_SANITIZE=ON
+phase "normal pass done, waiting for the asan build"
+wait_background asan
+if [ "$tsan" != 0 ]; then
+  # Only the tests labelled tsan and what they link; ThreadSanitizer slows optimized code less.
+  QSIMBA_TARGETS="tst_client tst_locks tst_leadertask tst_groups tst_coro" in_background tsan \
+    "$root/scripts/build.sh" build-tsan \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DQSIMBA_TSAN=ON \
+    -DQSIMBA_BUILD_EXAMPLES=OFF -DQSIMBA_BUILD_QUICK=OFF -DQSIMBA_BUILD_MONITOR=OFF
+fi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
 export LSAN_OPTIONS=suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -70,7 +139,13 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # milliseconds, which the suite cannot tell from an overlap (docs/fault-testing.md, "Open").
 run_pass asan "$root/build-asan" -LE "install|docs|fault" "$@"
 
-echo "== test.sh finished in $(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s"
+if [ "$tsan" != 0 ]; then
+  phase "asan pass done, waiting for the tsan build"
+  wait_background tsan
+  run_pass tsan "$root/build-tsan" -L tsan "$@"
+fi
+
+phase "test.sh finished in $(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s"
 if [ ${#flaky_report[@]} -gt 0 ]; then
   echo "FLAKY (failed, then passed when run again — a bug to find, not noise):"
   printf '  %s\n' "${flaky_report[@]}"

@@ -373,8 +373,11 @@ private Q_SLOTS:
         }
         raw->delayNext(0, 0ns);
         // Every term was released (by its handle or by the engine): the lock is free now.
+        // The engine forgets a lock before its release (or the release of a grant that came
+        // after the cancel) reaches the store, so the store is free a little later; a term
+        // left held would keep it taken as long as this client's session lives.
         QTRY_VERIFY_WITH_TIMEOUT(simba->snapshot().elections.isEmpty(), 2000);
-        QVERIFY(freeForOthers(QStringLiteral("interrupted")));
+        QTRY_VERIFY_WITH_TIMEOUT(freeForOthers(QStringLiteral("interrupted")), 5000);
         qInfo() << interrupted.load() << "of 60 acquires were interrupted";
     }
 };
