@@ -147,7 +147,6 @@ void QSimbaZookeeperHints::onLeaseChanged(zhandle_t *, int type, int, const char
     const QString name = QString::fromUtf8(path).section(QLatin1Char('/'), -1);
     QMutexLocker lock(&self->m_mutex);
     self->m_watchedLeases.remove(name); // one-shot
-    qCDebug(lcSimbaZookeeper) << "lease watch fired:" << type << name;
     if (type == ZOO_DELETED_EVENT) {
         self->m_leases.remove(name); // the lease list's watch need not tell it again
         self->publish(Hint::Kind::Released, name);

@@ -460,7 +460,6 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
     for (const auto &name : std::as_const(pending))
         if (releasedHere.contains(name.toString()) || hints->mayBeFree(name.toString()))
             free.append(name);
-    qCDebug(lcSimbaZookeeper) << "acquire: one round trip for" << free.size() << "of" << pending.size() << "names";
     if (free.isEmpty())
         return;
     const QString own = sessionPath(session);
