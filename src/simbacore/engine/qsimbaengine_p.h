@@ -2,12 +2,10 @@
 // Private header: not installed, not part of the API.
 #pragma once
 
+#include "qsimbaenginecall_p.h"
+#include "qsimbaengineeffect_p.h"
+
 #include "qsimbaconfig.h"
-#include "qsimbaelection.h"
-#include "qsimbaevent.h"
-#include "qsimbaleasebackend.h"
-#include "qsimbasnapshot.h"
-#include "qsimbaterm_p.h"
 
 #include <QtCore/QHash>
 #include <QtCore/QString>
@@ -33,119 +31,17 @@
  * previous answered (session, releases, closing old sessions, groups, acquires).
  * Callback tasks run one at a time per stream (an election, or "" for events), in order;
  * the engine's progress never waits for them.
+ *
+ * The class is one, its definition is spread over files of one concept each:
+ *   qsimbaengine.cpp            the router: inputs in, the pump, which call goes out next
+ *   qsimbaenginesession.cpp     the session: open, renew, the local deadline, loss
+ *   qsimbaenginecandidates.cpp  contending: when each name is tried, batched acquires, hints
+ *   qsimbaengineslot.cpp        one name's term: win, loss, the handover, what comes after
+ *   qsimbaenginelocks.cpp       lock waiters and how a term is handed to one
+ *   qsimbaenginegroups.cpp      partition groups: join, members, assignment, leave
+ *   qsimbaenginedeliveries.cpp  callback streams: deliveries, events, promises
  */
 namespace QSimbaEngine {
-
-using Nanos = std::chrono::nanoseconds;
-using Millis = std::chrono::milliseconds;
-using Kind = QSimbaElection::Kind;
-using Status = QSimbaElection::Status;
-using Reason = QSimbaTerm::RevokeReason;
-using SessionStatus = QSimbaSessionSnapshot::Status;
-using TermPtr = std::shared_ptr<QSimbaTermPrivate>;
-using Backend = QSimbaLeaseBackend;
-
-// Backend calls, as data.
-struct OpenSession { Millis lease; QMap<QString, QString> metadata; };
-struct KeepAlive { QSimbaSessionId session; Millis lease; QSet<QSimbaLeaseName> held; };
-struct Acquire { QSimbaSessionId session; QSet<QSimbaLeaseName> names; };
-struct Release { QSimbaSessionId session; QHash<QSimbaLeaseName, qint64> leases; };
-struct CloseSession { QSimbaSessionId session; };
-struct Join { QSimbaSessionId session; QString group; };
-struct Leave { QSimbaSessionId session; QString group; };
-struct Members { QString group; };
-using Call = std::variant<OpenSession, KeepAlive, Acquire, Release, CloseSession, Join, Leave, Members>;
-
-struct Reply
-{
-    enum class Error { None, SessionExpired, Failed };
-    Error error = Error::None;
-    QString message;
-    std::variant<std::monostate, Backend::SessionGrant, Backend::KeepAliveResult,
-                 QHash<QSimbaLeaseName, Backend::AcquireResult>, QList<QSimbaSessionId>>
-        value;
-};
-
-//! Runs \a call on \a backend, turning its errors into a Reply. Blocks as the backend does.
-Reply execute(Backend &backend, const Call &call);
-QString describe(const Call &call);
-
-//! Promise ids with this bit are resolved at once by the engine (Effect::Resolve), for
-//! blocking waits; the others complete on the callback executor, after earlier callbacks.
-constexpr quint64 DirectPromise = quint64(1) << 63;
-
-//! Why a promise failed (Complete tasks and Resolve effects).
-enum class Failure { None, Timeout, Closed, Busy };
-
-//! How the runner of a lock result's Complete task took it.
-enum class Taken {
-    Yes,     //!< the caller holds the term now
-    Retry,   //!< the term ended before it could be handed over: answer the waiter again later
-    Release, //!< the caller is gone (cancelled): release the term won for it
-};
-
-//! A unit of work for the callback executor.
-struct Task
-{
-    enum class Type { Status, Elected, Revoked, Event, Complete };
-    Type type = Type::Event;
-    QSimbaLeaseName name;
-    Status status = Status::Idle;
-    TermPtr term;
-    Reason reason = Reason::Stopped;
-    QSimbaEvent event;
-    quint64 promise = 0; //!< Complete
-    Failure failure = Failure::None; //!< Complete: how the promise fails
-    //! Complete of a lock waiter: the term won (null: none). The task's runner answers
-    //! declined when the term already ended or the waiter was cancelled.
-    bool lockResult = false;
-    bool withWork = false; //!< Elected: the term's leader work starts now
-    QString group;         //!< Elected of a partition: its group and partition
-    int partition = -1;
-};
-
-struct Effect
-{
-    enum class Type {
-        CallBackend, //!< run `call` on the backend thread, answer backendReplied(callId, …)
-        RunTask,     //!< run `task` on the callback executor, answer taskFinished(stream, …)
-        Resolve,     //!< complete promise `promise` now (nobody waits on a callback for it)
-    };
-    Type type = Type::Resolve;
-    quint64 callId = 0;
-    Call call;
-    QString stream;
-    Task task;
-    quint64 promise = 0;
-    Failure failure = Failure::None; //!< Resolve
-    TermPtr term;                    //!< Resolve of a lock waiter: the term won
-
-    static Effect callBackend(quint64 id, Call call)
-    {
-        Effect e;
-        e.type = Type::CallBackend;
-        e.callId = id;
-        e.call = std::move(call);
-        return e;
-    }
-    static Effect runTask(const QString &stream, Task task)
-    {
-        Effect e;
-        e.type = Type::RunTask;
-        e.stream = stream;
-        e.task = std::move(task);
-        return e;
-    }
-    static Effect resolve(quint64 promise, TermPtr term = {}, Failure failure = Failure::None)
-    {
-        Effect e;
-        e.type = Type::Resolve;
-        e.promise = promise;
-        e.term = std::move(term);
-        e.failure = failure;
-        return e;
-    }
-};
 
 struct Options
 {
@@ -309,9 +205,28 @@ private:
         Task current;
     };
 
+    // qsimbaengine.cpp: the router
     void pump(Nanos now);
+    bool sendNext(Nanos now);
+    void send(Nanos now, Call call);
+    void checkClosed(Nanos now);
+    Nanos jitter(Nanos range);
+    Nanos backoffStep(Nanos current) const;
+
+    // qsimbaenginesession.cpp
+    Millis leaseMillis() const;
+    Nanos localDeadline(Nanos sent, Millis remaining) const;
+    Nanos renewAfter(Nanos sent, Millis remaining) const;
+    bool shortened(Millis remaining, Nanos rtt) const;
     //! The local deadline: every term of the session ends with it, whatever the backend does.
     void checkDeadline(Nanos now);
+    void onOpened(Nanos now, const Inflight &call, const Reply &reply);
+    void onKeepAlive(Nanos now, const Inflight &call, const Reply &reply);
+    void onClosedSession(Nanos now, const Inflight &call, const Reply &reply);
+    void setSessionStatus(Nanos now, SessionStatus status);
+    void loseSession(Nanos now, Reason reason);
+
+    // qsimbaenginecandidates.cpp
     //! Sets when a candidate tries next, and indexes it.
     void setNextTry(Election &e, Nanos when);
     //! Indexes a time at which something of \a e may come due (cooldown, handover, waiter).
@@ -319,55 +234,47 @@ private:
     void dueTimers(Nanos now);
     //! Candidates due now, topped up with those due within the batch window.
     QSet<QSimbaLeaseName> dueCandidates(Nanos now);
-    bool lockWaiting(const Election &e) const;
-    void startContending(Nanos now, Election &e, const Contention &c);
-    Nanos renewAfter(Nanos sent, Millis remaining) const;
-    bool shortened(Millis remaining, Nanos rtt) const;
-    void send(Nanos now, Call call);
-    bool sendNext(Nanos now);
-    Nanos jitter(Nanos range);
-    Nanos backoffStep(Nanos current) const;
-    Millis leaseMillis() const;
-    Nanos localDeadline(Nanos sent, Millis remaining) const;
-
-    void onOpened(Nanos now, const Inflight &call, const Reply &reply);
-    void onKeepAlive(Nanos now, const Inflight &call, const Reply &reply);
     void onAcquired(Nanos now, const Inflight &call, const Reply &reply);
-    void onReleased(Nanos now, const Inflight &call, const Reply &reply);
-    void onClosedSession(Nanos now, const Inflight &call, const Reply &reply);
 
-    void loseSession(Nanos now, Reason reason);
-    void setSessionStatus(Nanos now, SessionStatus status);
+    // qsimbaengineslot.cpp
+    void startContending(Nanos now, Election &e, const Contention &c);
+    //! Stops contending: an active term hands over, then the election is idle.
+    void stopContending(Nanos now, Election &e);
+    void setPhase(Election &e, Status phase);
     void win(Nanos now, Election &e, qint64 token);
     void loseTerm(Nanos now, Election &e, Reason reason);
     void beginHandover(Nanos now, Election &e, Reason reason, After after, Nanos cooldown = Nanos(0));
     void continueHandover(Nanos now, Election &e);
+    void onReleased(Nanos now, const Inflight &call, const Reply &reply);
     void finishHandover(Nanos now, Election &e);
-    void enterAfter(Nanos now, Election &e, After after, Nanos cooldown);
-    void setPhase(Election &e, Status phase);
-    void checkClosed(Nanos now);
     void afterTerm(Nanos now, Election &e, After fallback, Nanos cooldown);
+    void enterAfter(Nanos now, Election &e, After after, Nanos cooldown);
+
+    // qsimbaenginelocks.cpp
+    bool lockWaiting(const Election &e) const;
     void grantWaiter(Nanos now, Election &e);
     void answerWaiter(Election &e, const Waiter &w, const TermPtr &term, Failure failure);
-    void expireWaiters(Nanos now, Election &e);
     //! A lock waiter whose term ended undelivered waits on: contend again if nobody does.
     void resumeLock(Nanos now, Election &e, std::deque<Waiter>::iterator w, Nanos cooldown = Nanos(0));
     //! Forgets the waiters of \a e; a lock with none left stops contending.
     void dropIdleLock(Election &e);
-    void setStreamBusy(const QString &stream, bool before);
-    void onMembers(Nanos now, const Inflight &call, const Reply &reply);
+    void expireWaiters(Nanos now, Election &e);
+    //! How the runner of a lock result took it (Delivered of a lock result).
+    void lockResultDelivered(Nanos now, const Task &task, bool rejected, Taken taken);
+
+    // qsimbaenginegroups.cpp
+    QSimbaLeaseName partitionName(const Group &g, int p) const;
     void onJoined(Nanos now, const Inflight &call, const Reply &reply);
     void onLeft(Nanos now, const Inflight &call, const Reply &reply);
+    void onMembers(Nanos now, const Inflight &call, const Reply &reply);
     void assign(Nanos now, Group &g);
-    //! Stops contending: an active term hands over, then the election is idle.
-    void stopContending(Nanos now, Election &e);
     void checkGroupStopped(Nanos now, Group &g);
-    QSimbaLeaseName partitionName(const Group &g, int p) const;
 
-
+    // qsimbaenginedeliveries.cpp
     void enqueue(const QString &stream, Task task);
     void dispatch(const QString &stream);
     void dispatchQueued(Stream &s, const QString &stream);
+    void setStreamBusy(const QString &stream, bool before);
     void publish(const QSimbaEvent &event);
     void complete(const QString &stream, quint64 promise);
 
