@@ -257,13 +257,18 @@ void QSimbaLink::post(QSimbaRuntime::Input input)
         runtime->post(std::move(input));
 }
 
+void QSimbaLink::post(QSimbaEngine::Input input)
+{
+    post([input = std::move(input)](Core &core, Nanos now) { core.handle(now, input); });
+}
+
 void QSimbaLink::startElection(const QSimbaLeaseName &name, bool withWork)
 {
     if (shutDown.load())
         return;
     bool started = true;
     runtime->runBlocking([&](Core &core, Nanos now) {
-        started = core.startElection(now, name, Kind::Election, false, withWork);
+        started = core.handle(now, In::StartElection{name, Kind::Election, /*oneTerm=*/false, withWork});
     });
     if (!started)
         throw QSimbaIllegalStateError(
@@ -317,7 +322,7 @@ Taken QSimbaPrivate::perform(const Task &task)
         if (work && task.term->beginWork())
             link->startWork(task.term, work->first, work->second);
         else
-            link->post([term = task.term](Core &core, Nanos now) { core.workExited(now, term->name, term->token); });
+            link->post(In::WorkExited{task.term->name, task.term->token});
     }
     QSimbaElection *election = nullptr;
     {
@@ -454,7 +459,7 @@ QFuture<void> QSimba::closeAsync()
         for (auto *e : std::as_const(d->elections))
             e->d_func()->started = false;
     }
-    d->link->post([closedId, afterId](Core &core, Nanos now) { core.close(now, closedId, afterId); });
+    d->link->post(In::Close{{afterId, closedId}});
     Q_EMIT closedChanged(true);
     return afterFuture;
 }

@@ -84,7 +84,7 @@ QFuture<void> QSimbaElection::stop()
         QMutexLocker lock(&cd->link->worksMutex);
         cd->link->works.remove(name);
     }
-    cd->link->post([name, id](Core &core, Nanos now) { core.stopElection(now, name, id); });
+    cd->link->post(In::StopElection{name, Completion::of(id)});
     if (d->started) {
         d->started = false;
         Q_EMIT startedChanged(false);
@@ -103,7 +103,7 @@ QFuture<void> QSimbaElection::stepDown(std::chrono::nanoseconds cooldown)
         return QtFuture::makeReadyFuture();
     auto [id, future] = cd->link->newPromise();
     const auto name = d->name;
-    cd->link->post([name, id, cooldown](Core &core, Nanos now) { core.stepDown(now, name, cooldown, id); });
+    cd->link->post(In::StepDown{name, cooldown, Completion::of(id)});
     return future;
 }
 

@@ -102,12 +102,12 @@ TermPtr QSimbaLockPrivate::attempt(std::chrono::nanoseconds timeout, bool tryOnc
         return Answer::Accepted;
     }, /*direct=*/true);
     const auto n = name;
-    l.post([n, id, timeout, tryOnce](Core &core, Nanos now) { core.acquireLock(now, n, id, timeout, tryOnce); });
+    l.post(In::AcquireLock{n, id, timeout, tryOnce});
     QMutexLocker lock(&shared->mutex);
     while (!shared->answered) {
         shared->done.wait(&shared->mutex, QDeadlineTimer(std::chrono::milliseconds(50)));
         if (!shared->answered && QThread::currentThread()->isInterruptionRequested()) {
-            l.post([n, id](Core &core, Nanos now) { core.cancelLock(now, n, id); });
+            l.post(In::CancelLock{n, id});
             if (l.cancel(id))
                 throw QSimbaInterruptedError(QStringLiteral("acquire of lock \"%1\" interrupted").arg(n.toString()));
             // Answered meanwhile: a term won is released by its handle going away.
@@ -180,7 +180,7 @@ void QSimbaLockPrivate::watchCancel(const QFuture<T> &future, quint64 id, std::s
             QMetaObject::invokeMethod(std::exchange(a.watcher, nullptr), &QObject::deleteLater, Qt::QueuedConnection);
     };
     QObject::connect(watcher, &QFutureWatcher<void>::canceled, watcher, [link, n, id, attempt, drop] {
-        link->post([n, id](Core &core, Nanos now) { core.cancelLock(now, n, id); });
+        link->post(In::CancelLock{n, id});
         std::shared_ptr<QSimbaLockTermPrivate> won;
         {
             QMutexLocker lock(&attempt->mutex);
@@ -252,7 +252,7 @@ QFuture<QSimbaLockTerm> QSimbaLock::acquireAsync(std::chrono::nanoseconds timeou
         return Answer::Accepted;
     }, false);
     const auto n = d->name;
-    l.post([n, id, timeout](Core &core, Nanos now) { core.acquireLock(now, n, id, timeout, false); });
+    l.post(In::AcquireLock{n, id, timeout, /*tryOnce=*/false});
     d->watchCancel(future, id, attempt);
     return future;
 }
@@ -295,7 +295,7 @@ QFuture<std::optional<QSimbaLockTerm>> QSimbaLock::tryAcquireAsync()
     }, false);
     const auto n = d->name;
     const Nanos lease = l.config.leaseDuration();
-    l.post([n, id, lease](Core &core, Nanos now) { core.acquireLock(now, n, id, lease, true); });
+    l.post(In::AcquireLock{n, id, lease, /*tryOnce=*/true});
     d->watchCancel(future, id, attempt);
     return future;
 }

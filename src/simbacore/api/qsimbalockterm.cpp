@@ -66,10 +66,7 @@ QFuture<void> QSimbaLockTerm::releaseAsync()
             d->releasedDirect = directFuture;
             const auto name = d->term.name();
             const qint64 token = d->term.token();
-            link->post([name, token, asyncId, directId](Core &core, Nanos now) {
-                core.releaseLock(now, name, token, asyncId);
-                core.releaseLock(now, name, token, directId);
-            });
+            link->post(In::ReleaseLock{name, token, {asyncId, directId}});
         }
     }
     return d->released;

@@ -4,6 +4,7 @@
 
 #include "qsimbaenginecall_p.h"
 #include "qsimbaengineeffect_p.h"
+#include "qsimbaengineinput_p.h"
 
 #include "qsimbaconfig.h"
 
@@ -51,6 +52,9 @@ struct Options
     QMap<QString, QString> metadata;      //!< sent with openSession
     //! Observes every term the moment it is granted (the simulation checks them).
     std::function<void(const TermPtr &)> onTermGranted;
+    //! Observes every input before it is handled: a trace of (now, input) pairs replays the
+    //! run into a core built with the same options.
+    std::function<void(Nanos, const Input &)> onInput;
 };
 
 class Core
@@ -61,42 +65,58 @@ public:
     explicit Core(Options options);
     ~Core();
 
-    // Inputs. Each may add effects; call takeEffects() after.
-    void start(Nanos now);
-    //! \a withWork: every term runs leader work, started when elected is delivered; the
-    //! handover waits for workExited() (up to the term's deadline).
-    //! Returns false (and does nothing) when the name is used by a lock of this client.
-    bool startElection(Nanos now, const QSimbaLeaseName &name, Kind kind, bool oneTerm = false,
-                       bool withWork = false);
-    void stopElection(Nanos now, const QSimbaLeaseName &name, quint64 promise);
-    void stepDown(Nanos now, const QSimbaLeaseName &name, Nanos cooldown, quint64 promise);
+    //! The one entry of every input (qsimbaengineinput_p.h), stamped \a now by the caller.
+    //! It may add effects: call takeEffects() after. Returns false when the input was
+    //! refused (a StartElection of a name a lock of this client holds or wants).
+    bool handle(Nanos now, const Input &input);
+
+    // The inputs as calls, for drivers and tests: each builds its Input for handle().
+    void start(Nanos now) { handle(now, In::Start{}); }
+    void tick(Nanos now) { handle(now, In::Tick{}); }
+    bool startElection(Nanos now, const QSimbaLeaseName &name, Kind kind, bool oneTerm = false, bool withWork = false)
+    {
+        return handle(now, In::StartElection{name, kind, oneTerm, withWork});
+    }
+    void stopElection(Nanos now, const QSimbaLeaseName &name, quint64 promise)
+    {
+        handle(now, In::StopElection{name, Completion::of(promise)});
+    }
+    void stepDown(Nanos now, const QSimbaLeaseName &name, Nanos cooldown, quint64 promise)
+    {
+        handle(now, In::StepDown{name, cooldown, Completion::of(promise)});
+    }
     //! \a closed resolves when the session is closed (the engine's part, for blocking
     //! waits); \a afterCallbacks completes on the events stream after the last callback.
-    void close(Nanos now, quint64 closed, quint64 afterCallbacks);
-    void backendReplied(Nanos now, quint64 callId, const Reply &reply);
-    void hint(Nanos now, const Backend::Hint &hint);
-    //! \a rejected: the executor refused the task; \a taken: how a lock result was taken.
-    void taskFinished(Nanos now, const QString &stream, bool rejected, Taken taken = Taken::Yes);
-    //! The leader work of a term exited (or never started).
-    void workExited(Nanos now, const QSimbaLeaseName &name, qint64 token);
-    //! One run of a term's leader work returned or threw: publishes WorkCompleted, then
-    //! workExited() when \a exited (a schedule's loop goes on after a failed run).
+    void close(Nanos now, quint64 closed, quint64 afterCallbacks) { handle(now, In::Close{{afterCallbacks, closed}}); }
+    void backendReplied(Nanos now, quint64 callId, const Reply &reply) { handle(now, In::BackendReplied{callId, reply}); }
+    void hint(Nanos now, const Backend::Hint &hint) { handle(now, In::Hint{hint}); }
+    void taskFinished(Nanos now, const QString &stream, bool rejected, Taken taken = Taken::Yes)
+    {
+        handle(now, In::Delivered{stream, rejected, taken});
+    }
+    void workExited(Nanos now, const QSimbaLeaseName &name, qint64 token) { handle(now, In::WorkExited{name, token}); }
     void workFinished(Nanos now, const TermPtr &term, QSimbaEvent::WorkOutcome outcome, const QString &error,
-                      bool exited = true);
+                      bool exited = true)
+    {
+        handle(now, In::WorkFinished{term, outcome, error, exited});
+    }
+    void acquireLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter, Nanos timeout, bool tryOnce)
+    {
+        handle(now, In::AcquireLock{name, waiter, timeout, tryOnce});
+    }
+    void cancelLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter) { handle(now, In::CancelLock{name, waiter}); }
+    void releaseLock(Nanos now, const QSimbaLeaseName &name, qint64 token, quint64 promise)
+    {
+        handle(now, In::ReleaseLock{name, token, Completion::of(promise)});
+    }
+    void startGroup(Nanos now, const QString &group, int partitions) { handle(now, In::StartGroup{group, partitions}); }
+    void stopGroup(Nanos now, const QString &group, quint64 promise)
+    {
+        handle(now, In::StopGroup{group, Completion::of(promise)});
+    }
 
-    // Locks: waiters of one name take its terms one at a time, in order.
-    //! \a timeout: Never waits without end; \a tryOnce: answers no term (null) once an
-    //! attempt was answered HeldBy, or the lease is held by this client.
-    void acquireLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter, Nanos timeout, bool tryOnce);
-    void cancelLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter);
-    void releaseLock(Nanos now, const QSimbaLeaseName &name, qint64 token, quint64 promise);
-
-    // Partition groups: join, follow the members, contend for the partitions assigned here.
-    void startGroup(Nanos now, const QString &group, int partitions);
-    void stopGroup(Nanos now, const QString &group, quint64 promise);
+    // Queries: they change nothing.
     QSet<int> groupPartitions(const QString &group) const;
-    void tick(Nanos now);
-
     Nanos nextWakeup() const;
     std::vector<Effect> takeEffects();
     QSimbaSnapshot snapshot(Nanos now) const;
@@ -205,6 +225,24 @@ private:
         Task current;
     };
 
+    // The handlers of the inputs, each in the file of its concept (handle() routes).
+    void on(Nanos now, const In::Start &in);        // qsimbaengine.cpp
+    void on(Nanos now, const In::Tick &in);         // qsimbaengine.cpp
+    void on(Nanos now, const In::Close &in);        // qsimbaengine.cpp
+    void on(Nanos now, const In::BackendReplied &in); // qsimbaengine.cpp
+    bool on(Nanos now, const In::StartElection &in); // qsimbaengineslot.cpp
+    void on(Nanos now, const In::StopElection &in); // qsimbaengineslot.cpp
+    void on(Nanos now, const In::StepDown &in);     // qsimbaengineslot.cpp
+    void on(Nanos now, const In::WorkExited &in);   // qsimbaengineslot.cpp
+    void on(Nanos now, const In::WorkFinished &in); // qsimbaengineslot.cpp
+    void on(Nanos now, const In::Hint &in);         // qsimbaenginecandidates.cpp
+    void on(Nanos now, const In::AcquireLock &in);  // qsimbaenginelocks.cpp
+    void on(Nanos now, const In::CancelLock &in);   // qsimbaenginelocks.cpp
+    void on(Nanos now, const In::ReleaseLock &in);  // qsimbaenginelocks.cpp
+    void on(Nanos now, const In::StartGroup &in);   // qsimbaenginegroups.cpp
+    void on(Nanos now, const In::StopGroup &in);    // qsimbaenginegroups.cpp
+    void on(Nanos now, const In::Delivered &in);    // qsimbaenginedeliveries.cpp
+
     // qsimbaengine.cpp: the router
     void pump(Nanos now);
     bool sendNext(Nanos now);
@@ -277,6 +315,9 @@ private:
     void setStreamBusy(const QString &stream, bool before);
     void publish(const QSimbaEvent &event);
     void complete(const QString &stream, quint64 promise);
+    void complete(const QString &stream, const Completion &done);
+    //! Keeps \a done to complete when a handover or a stop is over.
+    static void waitFor(std::vector<quint64> &promises, const Completion &done);
 
     Options m_options;
     std::mt19937_64 m_random;

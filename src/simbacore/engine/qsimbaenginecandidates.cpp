@@ -66,8 +66,9 @@ QSet<QSimbaLeaseName> Core::dueCandidates(Nanos now)
     return names;
 }
 
-void Core::hint(Nanos now, const Backend::Hint &hint)
+void Core::on(Nanos now, const In::Hint &in)
 {
+    const Backend::Hint &hint = in.hint;
     if (hint.kind == Backend::Hint::Kind::Released) {
         const QString error = QSimbaLeaseName::validate(hint.name);
         if (!error.isEmpty())

@@ -7,8 +7,9 @@
 
 namespace QSimbaEngine {
 
-void Core::taskFinished(Nanos now, const QString &stream, bool rejected, Taken taken)
+void Core::on(Nanos now, const In::Delivered &in)
 {
+    const auto &[stream, rejected, taken] = in;
     auto sit = m_streams.find(stream);
     if (sit == m_streams.end() || !sit->running)
         return;
@@ -108,6 +109,19 @@ void Core::complete(const QString &stream, quint64 promise)
     t.type = Task::Type::Complete;
     t.promise = promise;
     enqueue(stream, t);
+}
+
+void Core::complete(const QString &stream, const Completion &done)
+{
+    complete(stream, done.async);
+    complete(stream, done.direct);
+}
+
+void Core::waitFor(std::vector<quint64> &promises, const Completion &done)
+{
+    for (quint64 p : {done.async, done.direct})
+        if (p)
+            promises.push_back(p);
 }
 
 } // namespace QSimbaEngine

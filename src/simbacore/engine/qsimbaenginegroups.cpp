@@ -10,8 +10,9 @@ using namespace std::chrono_literals;
 
 namespace QSimbaEngine {
 
-void Core::startGroup(Nanos now, const QString &group, int partitions)
+void Core::on(Nanos now, const In::StartGroup &in)
 {
+    const auto &[group, partitions] = in;
     if (m_closing)
         return;
     auto &g = m_groups[group];
@@ -25,18 +26,18 @@ void Core::startGroup(Nanos now, const QString &group, int partitions)
     pump(now);
 }
 
-void Core::stopGroup(Nanos now, const QString &group, quint64 promise)
+void Core::on(Nanos now, const In::StopGroup &in)
 {
+    const QString &group = in.group;
     auto it = m_groups.find(group);
     if (it == m_groups.end()) {
-        complete(QString(), promise);
+        complete(QString(), in.done);
         pump(now);
         return;
     }
     auto &g = it->second;
     g.stopping = true;
-    if (promise)
-        g.promises.push_back(promise);
+    waitFor(g.promises, in.done);
     g.owned.clear();
     for (auto &[name, e] : m_elections) {
         if (e.group == group) {

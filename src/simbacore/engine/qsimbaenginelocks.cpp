@@ -7,8 +7,9 @@ using namespace std::chrono_literals;
 
 namespace QSimbaEngine {
 
-void Core::acquireLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter, Nanos timeout, bool tryOnce)
+void Core::on(Nanos now, const In::AcquireLock &in)
 {
+    const auto &[name, waiter, timeout, tryOnce] = in;
     auto &e = m_elections[name];
     e.name = name;
     Waiter w;
@@ -44,8 +45,9 @@ void Core::acquireLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter, N
     pump(now);
 }
 
-void Core::cancelLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter)
+void Core::on(Nanos now, const In::CancelLock &in)
 {
+    const auto &[name, waiter] = in;
     auto it = m_elections.find(name);
     if (it == m_elections.end())
         return;
@@ -69,17 +71,17 @@ void Core::cancelLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter)
     pump(now);
 }
 
-void Core::releaseLock(Nanos now, const QSimbaLeaseName &name, qint64 token, quint64 promise)
+void Core::on(Nanos now, const In::ReleaseLock &in)
 {
+    const auto &[name, token, done] = in;
     auto it = m_elections.find(name);
     if (it == m_elections.end() || !it->second.term || it->second.term->token != token) {
-        complete(name.toString(), promise); // ended already: nothing to wait for
+        complete(name.toString(), done); // ended already: nothing to wait for
         pump(now);
         return;
     }
     auto &e = it->second;
-    if (promise)
-        e.promises.push_back(promise);
+    waitFor(e.promises, done);
     if (e.phase == Status::Leader)
         beginHandover(now, e, Reason::Stopped, After::Idle);
     pump(now);

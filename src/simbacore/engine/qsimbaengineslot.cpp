@@ -10,8 +10,9 @@ using namespace std::chrono_literals;
 
 namespace QSimbaEngine {
 
-bool Core::startElection(Nanos now, const QSimbaLeaseName &name, Kind kind, bool oneTerm, bool withWork)
+bool Core::on(Nanos now, const In::StartElection &in)
 {
+    const auto &[name, kind, oneTerm, withWork] = in;
     if (m_closing)
         return true;
     auto &e = m_elections[name];
@@ -35,51 +36,51 @@ bool Core::startElection(Nanos now, const QSimbaLeaseName &name, Kind kind, bool
     return true;
 }
 
-void Core::stopElection(Nanos now, const QSimbaLeaseName &name, quint64 promise)
+void Core::on(Nanos now, const In::StopElection &in)
 {
+    const auto &[name, done] = in;
     auto it = m_elections.find(name);
     if (it == m_elections.end()) {
-        complete(name.toString(), promise);
+        complete(name.toString(), done);
         return;
     }
     auto &e = it->second;
     e.restart = false;
     const bool handingOver = e.phase == Status::Leader || e.phase == Status::Handover;
-    if (handingOver && promise)
-        e.promises.push_back(promise); // completed when the handover is done
+    if (handingOver)
+        waitFor(e.promises, done); // completed when the handover is done
     stopContending(now, e);
     if (!handingOver)
-        complete(name.toString(), promise);
+        complete(name.toString(), done);
     pump(now);
 }
 
-void Core::stepDown(Nanos now, const QSimbaLeaseName &name, Nanos cooldown, quint64 promise)
+void Core::on(Nanos now, const In::StepDown &in)
 {
+    const auto &[name, cooldown, done] = in;
     auto it = m_elections.find(name);
     if (it == m_elections.end()) {
-        complete(name.toString(), promise);
+        complete(name.toString(), done);
         return;
     }
     auto &e = it->second;
     switch (e.phase) {
     case Status::Idle:
-        complete(name.toString(), promise);
+        complete(name.toString(), done);
         break;
     case Status::Candidate:
     case Status::Cooldown:
         e.cooldownUntil = std::max(e.phase == Status::Cooldown ? e.cooldownUntil : now, now + cooldown);
         setPhase(e, Status::Cooldown);
         addTimer(e, e.cooldownUntil);
-        complete(name.toString(), promise);
+        complete(name.toString(), done);
         break;
     case Status::Leader:
-        if (promise)
-            e.promises.push_back(promise);
+        waitFor(e.promises, done);
         beginHandover(now, e, Reason::SteppedDown, After::Cooldown, cooldown);
         break;
     case Status::Handover:
-        if (promise)
-            e.promises.push_back(promise);
+        waitFor(e.promises, done);
         if (e.after != After::Idle) {
             e.after = After::Cooldown;
             e.afterCooldown = std::max(e.afterCooldown, cooldown);
@@ -89,8 +90,9 @@ void Core::stepDown(Nanos now, const QSimbaLeaseName &name, Nanos cooldown, quin
     pump(now);
 }
 
-void Core::workExited(Nanos now, const QSimbaLeaseName &name, qint64 token)
+void Core::on(Nanos now, const In::WorkExited &in)
 {
+    const auto &[name, token] = in;
     auto it = m_elections.find(name);
     if (it == m_elections.end() || !it->second.term || it->second.term->token != token)
         return;
@@ -101,14 +103,14 @@ void Core::workExited(Nanos now, const QSimbaLeaseName &name, qint64 token)
     pump(now);
 }
 
-void Core::workFinished(Nanos now, const TermPtr &term, QSimbaEvent::WorkOutcome outcome, const QString &error,
-                        bool exited)
+void Core::on(Nanos now, const In::WorkFinished &in)
 {
+    const auto &[term, outcome, error, exited] = in;
     auto it = m_elections.find(term->name);
     const Kind kind = it != m_elections.end() ? it->second.kind : Kind::Election;
     publish(QSimbaEvent::workCompleted(term->session, QSimbaTerm(term), kind, outcome, error));
     if (exited)
-        workExited(now, term->name, term->token);
+        on(now, In::WorkExited{term->name, term->token});
 }
 
 void Core::startContending(Nanos now, Election &e, const Contention &c)

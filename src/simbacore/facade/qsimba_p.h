@@ -59,6 +59,8 @@ public:
     bool cancel(quint64 id);
     //! Feeds the engine; a no-op once shut down.
     void post(QSimbaRuntime::Input input);
+    //! Feeds \a input to Core::handle() on the engine thread; a no-op once shut down.
+    void post(QSimbaEngine::Input input);
     //! Starts contending for \a name as an election; throws when a lock of this client
     //! holds or waits for it.
     void startElection(const QSimbaLeaseName &name, bool withWork);

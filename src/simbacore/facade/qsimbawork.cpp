@@ -77,9 +77,7 @@ void QSimbaLink::startWork(const TermPtr &term, Work work, std::optional<QSimbaS
                         // A failed run is published and the loop goes on.
                         const QString what = describeException(std::current_exception());
                         qCInfo(lcSimbaElection) << "scheduled run of" << term->name << "failed:" << what;
-                        self->post([term, what](Core &core, Nanos now) {
-                            core.workFinished(now, term, Outcome::Failed, what, /*exited=*/false);
-                        });
+                        self->post(In::WorkFinished{term, Outcome::Failed, what, /*exited=*/false});
                     }
                     due = schedule->nextStart(due, self->ticker->now());
                 }
@@ -97,9 +95,9 @@ void QSimbaLink::startWork(const TermPtr &term, Work work, std::optional<QSimbaS
             qCInfo(lcSimbaElection) << "leader work of" << term->name << "ended:" << error;
         if (outOfMemory) {
             const Nanos lease = self->config.leaseDuration();
-            self->post([name = term->name, lease](Core &core, Nanos now) { core.stepDown(now, name, lease, 0); });
+            self->post(In::StepDown{term->name, lease, {}});
         }
-        self->post([term, outcome, error](Core &core, Nanos now) { core.workFinished(now, term, outcome, error); });
+        self->post(In::WorkFinished{term, outcome, error, /*exited=*/true});
     };
     std::shared_ptr<QThread> thread(QThread::create(std::move(body)));
     thread->setObjectName(QStringLiteral("simba-work:") + term->name.toString());
