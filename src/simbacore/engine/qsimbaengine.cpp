@@ -7,14 +7,18 @@
 
 #include "qsimbalogging_p.h"
 
+#include <stdexcept>
+
 using namespace std::chrono_literals;
 
 namespace QSimbaEngine {
 
 Core::Core(Options options) : m_options(std::move(options)), m_random(m_options.seed)
 {
+    // The core reads no clock: time comes with each input. The ticker is only handed to the
+    // terms it grants, whose isValid() reads it on the user's threads.
     if (!m_options.ticker)
-        m_options.ticker = QSimbaTicker::system();
+        throw std::invalid_argument("QSimbaEngine::Options::ticker is required (the terms read it)");
     m_session.deadline = std::make_shared<std::atomic<qint64>>(0);
 }
 
@@ -77,8 +81,8 @@ void Core::on(Nanos now, const In::Close &in)
     m_afterCallbacksPromise = afterCallbacks;
     for (auto &[name, g] : m_groups)
         g.stopping = true;
-    for (auto &[name, e] : m_elections) {
-        e.restart = false;
+    for (auto &[name, e] : m_slots) {
+        e.restart.reset();
         for (const auto &w : std::exchange(e.waiters, {}))
             if (!w.granted)
                 answerWaiter(e, w, nullptr, Failure::Closed);
@@ -155,7 +159,7 @@ bool Core::sendNext(Nanos now)
     }
     if (live && now >= s.nextRenew && !m_sessionClosing) {
         QSet<QSimbaLeaseName> held;
-        for (const auto &[name, e] : m_elections)
+        for (const auto &[name, e] : m_slots)
             if (e.term && e.termSession == s.id && (e.phase == Status::Leader || e.phase == Status::Handover))
                 held.insert(name);
         send(now, KeepAlive{s.id, leaseMillis(), held});
@@ -202,7 +206,7 @@ bool Core::sendNext(Nanos now)
     if (s.status == SessionStatus::Live) {
         for (auto &[name, g] : m_groups) {
             if (g.stopping) {
-                const bool handedOver = std::none_of(m_elections.cbegin(), m_elections.cend(), [&](const auto &p) {
+                const bool handedOver = std::none_of(m_slots.cbegin(), m_slots.cend(), [&](const auto &p) {
                     return p.second.group == name && p.second.phase != Status::Idle;
                 });
                 // A join sent in this session may have been applied even if its answer
@@ -234,8 +238,8 @@ bool Core::sendNext(Nanos now)
         }
         if (!names.isEmpty()) {
             for (const auto &n : std::as_const(names)) {
-                auto it = m_elections.find(n);
-                if (it != m_elections.end() && it->second.phase == Status::Candidate) {
+                auto it = m_slots.find(n);
+                if (it != m_slots.end() && it->second.phase == Status::Candidate) {
                     it->second.acquiring = true;
                     it->second.retryAfterReply = false;
                 }
@@ -317,8 +321,8 @@ void Core::checkClosed(Nanos)
 
 bool Core::isStarted(const QSimbaLeaseName &name) const
 {
-    auto it = m_elections.find(name);
-    return it != m_elections.end() && it->second.phase != Status::Idle;
+    auto it = m_slots.find(name);
+    return it != m_slots.end() && it->second.phase != Status::Idle;
 }
 
 QSimbaSnapshot Core::snapshot(Nanos now) const
@@ -332,13 +336,13 @@ QSimbaSnapshot Core::snapshot(Nanos now) const
         snap.session.validFor = std::max(0ns, Nanos(s.deadline->load()) - now);
     if (s.status != SessionStatus::Live)
         snap.session.notLiveFor = std::max(0ns, now - s.notLiveSince);
-    for (const auto &[name, e] : m_elections) {
+    for (const auto &[name, e] : m_slots) {
         if (e.phase == Status::Idle)
             continue;
         QSimbaElectionSnapshot es;
         es.name = name;
         es.status = e.phase;
-        es.kind = e.kind;
+        es.kind = e.policy.kind;
         if (e.term) {
             es.token = e.term->token;
             if (!e.term->isRevoked() && now < e.term->deadline())

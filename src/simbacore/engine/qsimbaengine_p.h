@@ -47,7 +47,8 @@ namespace QSimbaEngine {
 struct Options
 {
     QSimbaConfig config;
-    std::shared_ptr<QSimbaTicker> ticker; //!< read by terms for isValid(); the core itself only uses `now`
+    //! Required: read by the terms for isValid(); the core itself reads no clock, only `now`.
+    std::shared_ptr<QSimbaTicker> ticker;
     quint64 seed = 0;                     //!< for the jitter
     QMap<QString, QString> metadata;      //!< sent with openSession
     //! Observes every term the moment it is granted (the simulation checks them).
@@ -138,40 +139,68 @@ private:
         bool cancelled = false;
         bool attempted = false; // an attempt for it was answered: its timeout may end it
     };
-    //! What a start asked for: applied at once when idle, after the handover otherwise.
-    struct Contention
+    /*
+     * What differs between an election, a lock and a partition: what a start asked for
+     * (applied at once when idle, after the handover otherwise), and what follows a term.
+     * Who gets a term differs too: a lock's term goes to its first waiter
+     * (qsimbaenginelocks.cpp), a partition's to the group's leader work.
+     */
+    struct Policy
     {
         Kind kind = Kind::Election;
-        bool oneTerm = false;
-        bool withWork = false;
+        bool oneTerm = false;  // a lock: one term per start, then idle
+        bool withWork = false; // every term runs leader work; its handover waits for it
+
+        //! What follows a term that ended asking for \a after: a one-term slot goes idle,
+        //! except a lock that steps down for a cooldown (a rejected delivery).
+        After afterTerm(After after) const
+        {
+            const bool lockCooldown = kind == Kind::Lock && after == After::Cooldown;
+            return oneTerm && !lockCooldown ? After::Idle : after;
+        }
+        //! A lock contends on while an acquire \a waiting (after a cooldown, if any), and
+        //! has no cooldown to sit out when none waits.
+        After whileWaiting(After after, bool waiting) const
+        {
+            if (kind != Kind::Lock)
+                return after;
+            if (waiting && after == After::Idle)
+                return After::Candidate;
+            if (!waiting && after == After::Cooldown)
+                return After::Idle;
+            return after;
+        }
     };
-    struct Election
+    /*
+     * Where a handover is (phase Handover). The order is fixed: (1) the term is revoked and
+     * (2) the leader work may run until it exits or the term's deadline (AwaitingWork),
+     * (3) revoked is queued and (4) the lease is released (Releasing); then `after`.
+     */
+    enum class Handover { None, AwaitingWork, Releasing };
+    //! One lease name of this client: an election, a lock or a partition (its policy).
+    struct Slot
     {
         QSimbaLeaseName name;
-        Kind kind = Kind::Election;
-        bool oneTerm = false;
-        bool withWork = false;
+        Policy policy;
         Status phase = Status::Idle;
         Nanos nextTry{0};
         Nanos cooldownUntil{0};
         Nanos backoff{0};
-        bool acquiring = false;
+        bool acquiring = false;        // in an acquire call now
+        bool retryAfterReply = false;  // a Released hint came while its acquire was in flight
         qint64 lastToken = 0;          // the highest token this client was granted
         TermPtr term;                  // Leader or Handover
         QSimbaSessionId termSession;   // the session that won the term
+        bool workRunning = false;      // the term's leader work has not exited yet
+        Handover handover = Handover::None;
         Reason handoverReason = Reason::Stopped;
         Nanos handoverDeadline{0};
-        bool work = false;             // the term's leader work has not exited yet
-        bool revokedQueued = false;    // handover step (3) done
-        bool releasing = false;        // handover step (4) in progress
-        After after = After::Candidate;
+        After after = After::Candidate; // what follows the handover
         Nanos afterCooldown{0};
-        bool restart = false;          // started again while stopping
-        Contention restartAs;          // ...with what the new start asked for
-        quint64 grantedTo = 0;         // the direct waiter the current lock term went to
-        bool retryAfterReply = false;  // a Released hint came while its acquire was in flight
-        std::vector<quint64> promises; // stop/stepDown futures waiting for the handover
+        std::optional<Policy> restart; // started again while stopping, as this asks
+        std::vector<quint64> promises; // stop/stepDown/release futures waiting for the handover
         std::deque<Waiter> waiters;    // Lock: acquires waiting for a term
+        quint64 grantedTo = 0;         // Lock: the direct waiter the current term went to
         QString group;                 // Group: the group this partition belongs to
         int partition = -1;
     };
@@ -266,37 +295,37 @@ private:
 
     // qsimbaenginecandidates.cpp
     //! Sets when a candidate tries next, and indexes it.
-    void setNextTry(Election &e, Nanos when);
+    void setNextTry(Slot &e, Nanos when);
     //! Indexes a time at which something of \a e may come due (cooldown, handover, waiter).
-    void addTimer(const Election &e, Nanos when);
+    void addTimer(const Slot &e, Nanos when);
     void dueTimers(Nanos now);
     //! Candidates due now, topped up with those due within the batch window.
     QSet<QSimbaLeaseName> dueCandidates(Nanos now);
     void onAcquired(Nanos now, const Inflight &call, const Reply &reply);
 
     // qsimbaengineslot.cpp
-    void startContending(Nanos now, Election &e, const Contention &c);
+    void startContending(Nanos now, Slot &e, const Policy &c);
     //! Stops contending: an active term hands over, then the election is idle.
-    void stopContending(Nanos now, Election &e);
-    void setPhase(Election &e, Status phase);
-    void win(Nanos now, Election &e, qint64 token);
-    void loseTerm(Nanos now, Election &e, Reason reason);
-    void beginHandover(Nanos now, Election &e, Reason reason, After after, Nanos cooldown = Nanos(0));
-    void continueHandover(Nanos now, Election &e);
+    void stopContending(Nanos now, Slot &e);
+    void setPhase(Slot &e, Status phase);
+    void win(Nanos now, Slot &e, qint64 token);
+    void loseTerm(Nanos now, Slot &e, Reason reason);
+    void beginHandover(Nanos now, Slot &e, Reason reason, After after, Nanos cooldown = Nanos(0));
+    void continueHandover(Nanos now, Slot &e);
     void onReleased(Nanos now, const Inflight &call, const Reply &reply);
-    void finishHandover(Nanos now, Election &e);
-    void afterTerm(Nanos now, Election &e, After fallback, Nanos cooldown);
-    void enterAfter(Nanos now, Election &e, After after, Nanos cooldown);
+    void finishHandover(Nanos now, Slot &e);
+    void afterTerm(Nanos now, Slot &e, After fallback, Nanos cooldown);
+    void enterAfter(Nanos now, Slot &e, After after, Nanos cooldown);
 
     // qsimbaenginelocks.cpp
-    bool lockWaiting(const Election &e) const;
-    void grantWaiter(Nanos now, Election &e);
-    void answerWaiter(Election &e, const Waiter &w, const TermPtr &term, Failure failure);
+    bool lockWaiting(const Slot &e) const;
+    void grantWaiter(Nanos now, Slot &e);
+    void answerWaiter(Slot &e, const Waiter &w, const TermPtr &term, Failure failure);
     //! A lock waiter whose term ended undelivered waits on: contend again if nobody does.
-    void resumeLock(Nanos now, Election &e, std::deque<Waiter>::iterator w, Nanos cooldown = Nanos(0));
+    void resumeLock(Nanos now, Slot &e, std::deque<Waiter>::iterator w, Nanos cooldown = Nanos(0));
     //! Forgets the waiters of \a e; a lock with none left stops contending.
-    void dropIdleLock(Election &e);
-    void expireWaiters(Nanos now, Election &e);
+    void dropIdleLock(Slot &e);
+    void expireWaiters(Nanos now, Slot &e);
     //! How the runner of a lock result took it (Delivered of a lock result).
     void lockResultDelivered(Nanos now, const Task &task, bool rejected, Taken taken);
 
@@ -322,7 +351,7 @@ private:
     Options m_options;
     std::mt19937_64 m_random;
     Session m_session;
-    std::map<QSimbaLeaseName, Election> m_elections;
+    std::map<QSimbaLeaseName, Slot> m_slots;
     // Indexes, so that an input costs no full scan of the names (entries may be stale:
     // each is checked against the election's state when it comes due).
     using Due = std::pair<Nanos, QSimbaLeaseName>;

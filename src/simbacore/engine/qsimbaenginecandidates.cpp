@@ -10,13 +10,13 @@ using namespace std::chrono_literals;
 
 namespace QSimbaEngine {
 
-void Core::setNextTry(Election &e, Nanos when)
+void Core::setNextTry(Slot &e, Nanos when)
 {
     e.nextTry = when;
     m_tries.push({when, e.name});
 }
 
-void Core::addTimer(const Election &e, Nanos when)
+void Core::addTimer(const Slot &e, Nanos when)
 {
     if (when != Never)
         m_timers.push({when, e.name});
@@ -27,13 +27,13 @@ void Core::dueTimers(Nanos now)
     while (!m_timers.empty() && m_timers.top().first <= now) {
         const QSimbaLeaseName name = m_timers.top().second;
         m_timers.pop();
-        auto it = m_elections.find(name);
-        if (it == m_elections.end())
+        auto it = m_slots.find(name);
+        if (it == m_slots.end())
             continue;
         auto &e = it->second;
-        if (e.phase == Status::Handover && !e.revokedQueued && now >= e.handoverDeadline) {
+        if (e.phase == Status::Handover && e.handover == Handover::AwaitingWork && now >= e.handoverDeadline) {
             qCWarning(lcSimbaElection) << "leader work of" << name << "did not exit before the term's deadline";
-            e.work = false;
+            e.workRunning = false;
             continueHandover(now, e);
         }
         if (e.phase == Status::Cooldown && now >= e.cooldownUntil) {
@@ -57,8 +57,8 @@ QSet<QSimbaLeaseName> Core::dueCandidates(Nanos now)
         const QSimbaLeaseName n = name;
         const Nanos t = when;
         m_tries.pop();
-        auto it = m_elections.find(n);
-        if (it == m_elections.end() || it->second.phase != Status::Candidate || it->second.acquiring
+        auto it = m_slots.find(n);
+        if (it == m_slots.end() || it->second.phase != Status::Candidate || it->second.acquiring
             || it->second.nextTry != t)
             continue; // stale
         names.insert(n);
@@ -73,8 +73,8 @@ void Core::on(Nanos now, const In::Hint &in)
         const QString error = QSimbaLeaseName::validate(hint.name);
         if (!error.isEmpty())
             return;
-        auto it = m_elections.find(QSimbaLeaseName::of(hint.name));
-        if (it != m_elections.end() && it->second.phase == Status::Candidate) {
+        auto it = m_slots.find(QSimbaLeaseName::of(hint.name));
+        if (it != m_slots.end() && it->second.phase == Status::Candidate) {
             auto &e = it->second;
             if (e.acquiring)
                 e.retryAfterReply = true; // its answer may predate the release
@@ -94,8 +94,8 @@ void Core::onAcquired(Nanos now, const Inflight &call, const Reply &reply)
     const auto &sent = std::get<Acquire>(call.call);
     auto &s = m_session;
     for (const auto &name : sent.names) {
-        auto it = m_elections.find(name);
-        if (it != m_elections.end())
+        auto it = m_slots.find(name);
+        if (it != m_slots.end())
             it->second.acquiring = false;
     }
     if (reply.error == Reply::Error::SessionExpired) {
@@ -105,15 +105,15 @@ void Core::onAcquired(Nanos now, const Inflight &call, const Reply &reply)
     }
     if (reply.error == Reply::Error::Failed) {
         for (const auto &name : sent.names) {
-            auto it = m_elections.find(name);
-            if (it == m_elections.end())
+            auto it = m_slots.find(name);
+            if (it == m_slots.end())
                 continue;
             auto &e = it->second;
             if (e.phase != Status::Candidate)
                 continue; // an orphan, or no longer contending: nothing failed for the user
             e.backoff = backoffStep(e.backoff);
             setNextTry(e, e.retryAfterReply ? now : now + e.backoff);
-            publish(QSimbaEvent::acquireFailed(sent.session, name, e.kind, reply.message));
+            publish(QSimbaEvent::acquireFailed(sent.session, name, e.policy.kind, reply.message));
         }
         return;
     }
@@ -122,8 +122,8 @@ void Core::onAcquired(Nanos now, const Inflight &call, const Reply &reply)
     const Nanos poll = m_options.config.renewInterval();
     for (auto r = results.cbegin(); r != results.cend(); ++r) {
         const auto &name = r.key();
-        auto it = m_elections.find(name);
-        const bool wanted = current && it != m_elections.end() && it->second.phase == Status::Candidate;
+        auto it = m_slots.find(name);
+        const bool wanted = current && it != m_slots.end() && it->second.phase == Status::Candidate;
         if (r->isGranted) {
             if (wanted && r->token > it->second.lastToken) {
                 win(now, it->second, r->token);
@@ -140,7 +140,7 @@ void Core::onAcquired(Nanos now, const Inflight &call, const Reply &reply)
             continue;
         auto &e = it->second;
         e.backoff = 0ns;
-        if (e.kind == Kind::Lock) {
+        if (e.policy.kind == Kind::Lock) {
             // tryAcquire: one answered attempt, and the lease is held elsewhere.
             for (auto w = e.waiters.begin(); w != e.waiters.end();) {
                 if (w->tryOnce && !w->granted) {

@@ -27,11 +27,11 @@ void Core::on(Nanos now, const In::Delivered &in)
             // election steps down for one lease duration.
             qCWarning(lcSimbaElection) << "callback executor rejected elected of" << task.name
                                        << "- stepping down for one lease duration";
-            auto it = m_elections.find(task.name);
+            auto it = m_slots.find(task.name);
             // A lock's term is delivered by its lock result, not by elected.
-            if (it != m_elections.end() && it->second.term == task.term && it->second.kind != Kind::Lock) {
+            if (it != m_slots.end() && it->second.term == task.term && it->second.policy.kind != Kind::Lock) {
                 auto &e = it->second;
-                e.work = false; // its work never starts
+                e.workRunning = false; // its work never starts
                 if (e.phase == Status::Leader)
                     beginHandover(now, e, Reason::SteppedDown, After::Cooldown, m_options.config.leaseDuration());
                 else if (e.phase == Status::Handover)

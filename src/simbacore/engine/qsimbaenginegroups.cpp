@@ -39,9 +39,9 @@ void Core::on(Nanos now, const In::StopGroup &in)
     g.stopping = true;
     waitFor(g.promises, in.done);
     g.owned.clear();
-    for (auto &[name, e] : m_elections) {
+    for (auto &[name, e] : m_slots) {
         if (e.group == group) {
-            e.restart = false; // a partition that moved back while handing over stops too
+            e.restart.reset(); // a partition that moved back while handing over stops too
             stopContending(now, e);
         }
     }
@@ -139,7 +139,7 @@ void Core::assign(Nanos now, Group &g)
     g.owned = QSimbaPartitionAssignment::partitionsOf(m_session.id, g.partitions, g.members);
     for (int p = 0; p < g.partitions; ++p) {
         const auto name = partitionName(g, p);
-        auto &e = m_elections[name];
+        auto &e = m_slots[name];
         e.name = name;
         e.group = g.name;
         e.partition = p;
@@ -147,12 +147,11 @@ void Core::assign(Nanos now, Group &g)
             if (e.phase == Status::Idle) {
                 startContending(now, e, {Kind::Group, false, true});
             } else if (e.phase == Status::Handover && e.after == After::Idle) {
-                e.restart = true; // moved back here while handing over
-                e.restartAs = {Kind::Group, false, true};
+                e.restart = Policy{Kind::Group, false, true}; // moved back here while handing over
             }
         } else {
             // Moved away: hand over (work first, then the lease).
-            e.restart = false;
+            e.restart.reset();
             stopContending(now, e);
         }
     }
@@ -162,7 +161,7 @@ void Core::checkGroupStopped(Nanos, Group &g)
 {
     if (!g.stopping)
         return;
-    const bool handedOver = std::none_of(m_elections.cbegin(), m_elections.cend(), [&](const auto &p) {
+    const bool handedOver = std::none_of(m_slots.cbegin(), m_slots.cend(), [&](const auto &p) {
         return p.second.group == g.name && p.second.phase != Status::Idle;
     });
     const bool live = m_session.status == SessionStatus::Live || m_session.status == SessionStatus::Suspended;

@@ -10,7 +10,7 @@ namespace QSimbaEngine {
 void Core::on(Nanos now, const In::AcquireLock &in)
 {
     const auto &[name, waiter, timeout, tryOnce] = in;
-    auto &e = m_elections[name];
+    auto &e = m_slots[name];
     e.name = name;
     Waiter w;
     w.id = waiter;
@@ -21,9 +21,9 @@ void Core::on(Nanos now, const In::AcquireLock &in)
         answerWaiter(e, w, nullptr, Failure::Closed);
         return;
     }
-    const Contention asLock{Kind::Lock, true, false};
+    const Policy asLock{Kind::Lock, true, false};
     const bool stopping = e.phase == Status::Handover && e.after == After::Idle;
-    if (e.phase != Status::Idle && e.kind != Kind::Lock && !(stopping && (!e.restart || e.restartAs.kind == Kind::Lock))) {
+    if (e.phase != Status::Idle && e.policy.kind != Kind::Lock && !(stopping && (!e.restart || e.restart->kind == Kind::Lock))) {
         answerWaiter(e, w, nullptr, Failure::Busy);
         return;
     }
@@ -35,10 +35,9 @@ void Core::on(Nanos now, const In::AcquireLock &in)
     addTimer(e, w.deadline);
     if (e.phase == Status::Idle) {
         startContending(now, e, asLock);
-    } else if (e.kind != Kind::Lock) {
+    } else if (e.policy.kind != Kind::Lock) {
         // An election of this name is stopping: contend as a lock once it handed over.
-        e.restart = true;
-        e.restartAs = asLock;
+        e.restart = asLock;
     } else if (tryOnce && e.phase == Status::Candidate && !e.acquiring && e.nextTry > now) {
         setNextTry(e, now);
     }
@@ -48,8 +47,8 @@ void Core::on(Nanos now, const In::AcquireLock &in)
 void Core::on(Nanos now, const In::CancelLock &in)
 {
     const auto &[name, waiter] = in;
-    auto it = m_elections.find(name);
-    if (it == m_elections.end())
+    auto it = m_slots.find(name);
+    if (it == m_slots.end())
         return;
     auto &e = it->second;
     auto w = std::find_if(e.waiters.begin(), e.waiters.end(), [&](const Waiter &x) { return x.id == waiter; });
@@ -74,8 +73,8 @@ void Core::on(Nanos now, const In::CancelLock &in)
 void Core::on(Nanos now, const In::ReleaseLock &in)
 {
     const auto &[name, token, done] = in;
-    auto it = m_elections.find(name);
-    if (it == m_elections.end() || !it->second.term || it->second.term->token != token) {
+    auto it = m_slots.find(name);
+    if (it == m_slots.end() || !it->second.term || it->second.term->token != token) {
         complete(name.toString(), done); // ended already: nothing to wait for
         pump(now);
         return;
@@ -87,12 +86,12 @@ void Core::on(Nanos now, const In::ReleaseLock &in)
     pump(now);
 }
 
-bool Core::lockWaiting(const Election &e) const
+bool Core::lockWaiting(const Slot &e) const
 {
     return std::any_of(e.waiters.cbegin(), e.waiters.cend(), [](const Waiter &w) { return !w.granted && !w.cancelled; });
 }
 
-void Core::grantWaiter(Nanos now, Election &e)
+void Core::grantWaiter(Nanos now, Slot &e)
 {
     auto w = std::find_if(e.waiters.begin(), e.waiters.end(), [](const Waiter &x) { return !x.granted && !x.cancelled; });
     if (w == e.waiters.end()) {
@@ -116,7 +115,7 @@ void Core::grantWaiter(Nanos now, Election &e)
     }
 }
 
-void Core::answerWaiter(Election &e, const Waiter &w, const TermPtr &term, Failure failure)
+void Core::answerWaiter(Slot &e, const Waiter &w, const TermPtr &term, Failure failure)
 {
     if (w.id & DirectPromise) {
         m_effects.push_back(Effect::resolve(w.id, term, failure));
@@ -132,7 +131,7 @@ void Core::answerWaiter(Election &e, const Waiter &w, const TermPtr &term, Failu
     enqueue(e.name.toString(), t);
 }
 
-void Core::resumeLock(Nanos now, Election &e, std::deque<Waiter>::iterator w, Nanos cooldown)
+void Core::resumeLock(Nanos now, Slot &e, std::deque<Waiter>::iterator w, Nanos cooldown)
 {
     w->granted = false;
     if (m_closing) {
@@ -147,24 +146,24 @@ void Core::resumeLock(Nanos now, Election &e, std::deque<Waiter>::iterator w, Na
             setPhase(e, Status::Cooldown);
             addTimer(e, e.cooldownUntil);
         }
-    } else if (e.kind != Kind::Lock && !(e.restart && e.restartAs.kind == Kind::Lock)) {
+    } else if (e.policy.kind != Kind::Lock && !(e.restart && e.restart->kind == Kind::Lock)) {
         answerWaiter(e, *w, nullptr, Failure::Busy); // an election took the name meanwhile
         e.waiters.erase(w);
     }
     addTimer(e, now); // its timeout may have passed while the term was on its way
 }
 
-void Core::dropIdleLock(Election &e)
+void Core::dropIdleLock(Slot &e)
 {
-    if (e.kind != Kind::Lock || lockWaiting(e))
+    if (e.policy.kind != Kind::Lock || lockWaiting(e))
         return;
     if (e.phase == Status::Candidate || e.phase == Status::Cooldown)
         setPhase(e, Status::Idle);
     if (e.phase == Status::Idle && e.waiters.empty())
-        e.kind = Kind::Election;
+        e.policy.kind = Kind::Election;
 }
 
-void Core::expireWaiters(Nanos now, Election &e)
+void Core::expireWaiters(Nanos now, Slot &e)
 {
     if (e.waiters.empty())
         return;
@@ -191,8 +190,8 @@ void Core::expireWaiters(Nanos now, Election &e)
 
 void Core::lockResultDelivered(Nanos now, const Task &task, bool rejected, Taken taken)
 {
-    auto it = m_elections.find(task.name);
-    if (it == m_elections.end())
+    auto it = m_slots.find(task.name);
+    if (it == m_slots.end())
         return;
     auto &e = it->second;
     auto w = std::find_if(e.waiters.begin(), e.waiters.end(), [&](const Waiter &x) { return x.id == task.promise; });

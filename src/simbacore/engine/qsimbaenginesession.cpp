@@ -75,7 +75,7 @@ void Core::onOpened(Nanos now, const Inflight &call, const Reply &reply)
         publish(QSimbaEvent::sessionLeaseShortened(s.id, grant.remaining, leaseMillis()));
     if (m_closing)
         return; // sendNext closes it
-    for (auto &[name, e] : m_elections)
+    for (auto &[name, e] : m_slots)
         if (e.phase == Status::Candidate)
             setNextTry(e, now);
 }
@@ -112,7 +112,7 @@ void Core::onKeepAlive(Nanos now, const Inflight &call, const Reply &reply)
     publish(QSimbaEvent::sessionRenewed(s.id, result.remaining));
     if (shortened(result.remaining, now - call.sent))
         publish(QSimbaEvent::sessionLeaseShortened(s.id, result.remaining, leaseMillis()));
-    for (auto &[name, e] : m_elections)
+    for (auto &[name, e] : m_slots)
         if (e.phase == Status::Leader && sent.held.contains(name) && !result.owned.contains(name)
             && e.termSession == s.id)
             loseTerm(now, e, Reason::TakenOver);
@@ -121,8 +121,8 @@ void Core::onKeepAlive(Nanos now, const Inflight &call, const Reply &reply)
     for (const auto &name : result.owned) {
         if (sent.held.contains(name))
             continue;
-        auto it = m_elections.find(name);
-        const bool candidate = it != m_elections.end() && it->second.phase == Status::Candidate;
+        auto it = m_slots.find(name);
+        const bool candidate = it != m_slots.end() && it->second.phase == Status::Candidate;
         if (candidate) {
             if (!it->second.acquiring && it->second.nextTry > now)
                 setNextTry(it->second, now);
@@ -172,13 +172,12 @@ void Core::loseSession(Nanos now, Reason reason)
     s.nextOpen = now + s.reopenBackoff;
     // The old deadline stays with the old terms; the next session gets its own.
     s.deadline = std::make_shared<std::atomic<qint64>>(0);
-    for (auto &[name, e] : m_elections) {
+    for (auto &[name, e] : m_slots) {
         if (e.phase == Status::Leader && e.termSession == lost)
             loseTerm(now, e, reason);
         else if (e.phase == Status::Handover && e.termSession == lost) {
-            e.releasing = false;
-            e.work = false;
-            if (!e.revokedQueued)
+            e.workRunning = false;
+            if (e.handover == Handover::AwaitingWork)
                 continueHandover(now, e); // queues revoked; there is nothing to release
             if (e.phase == Status::Handover)
                 finishHandover(now, e);

@@ -15,19 +15,18 @@ bool Core::on(Nanos now, const In::StartElection &in)
     const auto &[name, kind, oneTerm, withWork] = in;
     if (m_closing)
         return true;
-    auto &e = m_elections[name];
+    auto &e = m_slots[name];
     e.name = name;
-    const Contention wanted{kind, oneTerm, withWork};
+    const Policy wanted{kind, oneTerm, withWork};
     if (e.phase != Status::Idle) {
         const bool stopping = e.phase == Status::Handover && e.after == After::Idle;
-        if (e.kind == Kind::Lock && kind != Kind::Lock && (!stopping || lockWaiting(e)))
+        if (e.policy.kind == Kind::Lock && kind != Kind::Lock && (!stopping || lockWaiting(e)))
             return false; // a lock of this client holds or wants the name
         if (stopping) {
             // Contend again once the handover is done, as this start asks (work, kind).
-            e.restart = true;
-            e.restartAs = wanted;
+            e.restart = wanted;
         } else {
-            e.withWork = withWork; // a partition moved back while contending
+            e.policy.withWork = withWork; // a partition moved back while contending
         }
         return true;
     }
@@ -39,13 +38,13 @@ bool Core::on(Nanos now, const In::StartElection &in)
 void Core::on(Nanos now, const In::StopElection &in)
 {
     const auto &[name, done] = in;
-    auto it = m_elections.find(name);
-    if (it == m_elections.end()) {
+    auto it = m_slots.find(name);
+    if (it == m_slots.end()) {
         complete(name.toString(), done);
         return;
     }
     auto &e = it->second;
-    e.restart = false;
+    e.restart.reset();
     const bool handingOver = e.phase == Status::Leader || e.phase == Status::Handover;
     if (handingOver)
         waitFor(e.promises, done); // completed when the handover is done
@@ -58,8 +57,8 @@ void Core::on(Nanos now, const In::StopElection &in)
 void Core::on(Nanos now, const In::StepDown &in)
 {
     const auto &[name, cooldown, done] = in;
-    auto it = m_elections.find(name);
-    if (it == m_elections.end()) {
+    auto it = m_slots.find(name);
+    if (it == m_slots.end()) {
         complete(name.toString(), done);
         return;
     }
@@ -93,11 +92,11 @@ void Core::on(Nanos now, const In::StepDown &in)
 void Core::on(Nanos now, const In::WorkExited &in)
 {
     const auto &[name, token] = in;
-    auto it = m_elections.find(name);
-    if (it == m_elections.end() || !it->second.term || it->second.term->token != token)
+    auto it = m_slots.find(name);
+    if (it == m_slots.end() || !it->second.term || it->second.term->token != token)
         return;
     auto &e = it->second;
-    e.work = false;
+    e.workRunning = false;
     if (e.phase == Status::Handover)
         continueHandover(now, e);
     pump(now);
@@ -106,24 +105,22 @@ void Core::on(Nanos now, const In::WorkExited &in)
 void Core::on(Nanos now, const In::WorkFinished &in)
 {
     const auto &[term, outcome, error, exited] = in;
-    auto it = m_elections.find(term->name);
-    const Kind kind = it != m_elections.end() ? it->second.kind : Kind::Election;
+    auto it = m_slots.find(term->name);
+    const Kind kind = it != m_slots.end() ? it->second.policy.kind : Kind::Election;
     publish(QSimbaEvent::workCompleted(term->session, QSimbaTerm(term), kind, outcome, error));
     if (exited)
         on(now, In::WorkExited{term->name, term->token});
 }
 
-void Core::startContending(Nanos now, Election &e, const Contention &c)
+void Core::startContending(Nanos now, Slot &e, const Policy &c)
 {
-    e.kind = c.kind;
-    e.oneTerm = c.oneTerm;
-    e.withWork = c.withWork;
+    e.policy = c;
     e.backoff = 0ns;
     setPhase(e, Status::Candidate);
     setNextTry(e, now);
 }
 
-void Core::stopContending(Nanos now, Election &e)
+void Core::stopContending(Nanos now, Slot &e)
 {
     switch (e.phase) {
     case Status::Idle:
@@ -141,7 +138,7 @@ void Core::stopContending(Nanos now, Election &e)
     }
 }
 
-void Core::setPhase(Election &e, Status phase)
+void Core::setPhase(Slot &e, Status phase)
 {
     if (e.phase == phase)
         return;
@@ -157,7 +154,7 @@ void Core::setPhase(Election &e, Status phase)
     enqueue(e.name.toString(), t);
 }
 
-void Core::win(Nanos now, Election &e, qint64 token)
+void Core::win(Nanos now, Slot &e, qint64 token)
 {
     e.term = std::make_shared<QSimbaTermPrivate>(e.name, token, m_options.ticker, m_session.deadline);
     e.term->session = m_session.id;
@@ -166,42 +163,41 @@ void Core::win(Nanos now, Election &e, qint64 token)
     e.termSession = m_session.id;
     if (m_options.onTermGranted)
         m_options.onTermGranted(e.term);
-    e.work = e.withWork;
-    e.revokedQueued = false;
-    e.releasing = false;
+    e.workRunning = e.policy.withWork;
+    e.handover = Handover::None;
     setPhase(e, Status::Leader);
     Task t;
     t.type = Task::Type::Elected;
     t.name = e.name;
     t.term = e.term;
-    t.withWork = e.withWork;
+    t.withWork = e.policy.withWork;
     t.group = e.group;
     t.partition = e.partition;
     enqueue(e.name.toString(), t);
-    publish(QSimbaEvent::elected(m_session.id, QSimbaTerm(e.term), e.kind));
-    if (e.kind == Kind::Lock)
+    publish(QSimbaEvent::elected(m_session.id, QSimbaTerm(e.term), e.policy.kind));
+    if (e.policy.kind == Kind::Lock)
         grantWaiter(now, e);
 }
 
-void Core::loseTerm(Nanos now, Election &e, Reason reason)
+void Core::loseTerm(Nanos now, Slot &e, Reason reason)
 {
     // A loss: nothing to release, no work to wait for (it is interrupted by the revocation).
     e.term->revoke(reason);
     e.handoverReason = reason;
-    e.revokedQueued = false;
+    e.handover = Handover::None;
     Task t;
     t.type = Task::Type::Revoked;
     t.name = e.name;
     t.term = e.term;
     t.reason = reason;
     enqueue(e.name.toString(), t);
-    publish(QSimbaEvent::revoked(e.termSession, QSimbaTerm(e.term), e.kind, reason));
+    publish(QSimbaEvent::revoked(e.termSession, QSimbaTerm(e.term), e.policy.kind, reason));
     e.term.reset();
-    e.work = false;
+    e.workRunning = false;
     afterTerm(now, e, After::Candidate, 0ns);
 }
 
-void Core::beginHandover(Nanos now, Election &e, Reason reason, After after, Nanos cooldown)
+void Core::beginHandover(Nanos now, Slot &e, Reason reason, After after, Nanos cooldown)
 {
     // Handover order: (1) revoke, (2) wait for the work, (3) deliver revoked, (4) release.
     e.term->revoke(reason);
@@ -210,36 +206,33 @@ void Core::beginHandover(Nanos now, Election &e, Reason reason, After after, Nan
     addTimer(e, e.handoverDeadline);
     // Work whose elected is still queued (say, to an owner thread blocked in close()) never
     // starts: the handover need not wait for it.
-    if (e.work && e.term->skipWork())
-        e.work = false;
-    e.revokedQueued = false;
-    e.releasing = false;
+    if (e.workRunning && e.term->skipWork())
+        e.workRunning = false;
+    e.handover = Handover::AwaitingWork;
     e.after = after;
     e.afterCooldown = cooldown;
     setPhase(e, Status::Handover);
     continueHandover(now, e);
 }
 
-void Core::continueHandover(Nanos now, Election &e)
+void Core::continueHandover(Nanos now, Slot &e)
 {
-    if (e.revokedQueued || (e.work && now < e.handoverDeadline))
+    if (e.handover != Handover::AwaitingWork || (e.workRunning && now < e.handoverDeadline))
         return;
-    e.revokedQueued = true;
+    e.handover = Handover::Releasing; // (3) now, then (4)
     Task t;
     t.type = Task::Type::Revoked;
     t.name = e.name;
     t.term = e.term;
     t.reason = e.handoverReason;
     enqueue(e.name.toString(), t);
-    publish(QSimbaEvent::revoked(e.termSession, QSimbaTerm(e.term), e.kind, e.handoverReason));
+    publish(QSimbaEvent::revoked(e.termSession, QSimbaTerm(e.term), e.policy.kind, e.handoverReason));
     const bool sessionAlive = e.termSession == m_session.id
                               && (m_session.status == SessionStatus::Live || m_session.status == SessionStatus::Suspended);
-    if (sessionAlive) {
-        e.releasing = true;
+    if (sessionAlive)
         m_releases.push_back({e.termSession, e.name, e.term->token});
-    } else {
-        finishHandover(now, e);
-    }
+    else
+        finishHandover(now, e); // the lease ended with its session: nothing to release
 }
 
 void Core::onReleased(Nanos now, const Inflight &call, const Reply &reply)
@@ -256,50 +249,39 @@ void Core::onReleased(Nanos now, const Inflight &call, const Reply &reply)
     }
     m_releaseBackoff = 0ns;
     for (auto l = sent.leases.cbegin(); l != sent.leases.cend(); ++l) {
-        auto it = m_elections.find(l.key());
-        if (it == m_elections.end())
+        auto it = m_slots.find(l.key());
+        if (it == m_slots.end())
             continue;
         auto &e = it->second;
-        if (e.phase == Status::Handover && e.releasing && e.term && e.term->token == l.value())
+        if (e.phase == Status::Handover && e.handover == Handover::Releasing && e.term && e.term->token == l.value())
             finishHandover(now, e);
     }
 }
 
-void Core::finishHandover(Nanos now, Election &e)
+void Core::finishHandover(Nanos now, Slot &e)
 {
     e.term.reset();
-    e.releasing = false;
-    e.work = false;
+    e.handover = Handover::None;
+    e.workRunning = false;
     afterTerm(now, e, e.after, e.afterCooldown);
 }
 
-void Core::afterTerm(Nanos now, Election &e, After after, Nanos cooldown)
+void Core::afterTerm(Nanos now, Slot &e, After after, Nanos cooldown)
 {
-    // A lock keeps the one-lease step-down of a rejected delivery while acquires wait.
-    const bool lockCooldown = e.kind == Kind::Lock && after == After::Cooldown;
-    if ((e.oneTerm && !lockCooldown) || m_closing)
-        after = After::Idle;
+    after = m_closing ? After::Idle : e.policy.afterTerm(after);
     e.grantedTo = 0;
     if (e.restart && !m_closing) {
         // Started again while stopping: contend as the new start asked.
-        e.restart = false;
+        const Policy as = *std::exchange(e.restart, std::nullopt);
         after = After::Candidate;
-        if (e.kind == Kind::Lock && e.restartAs.kind != Kind::Lock)
+        if (e.policy.kind == Kind::Lock && as.kind != Kind::Lock)
             for (const auto &w : std::exchange(e.waiters, {}))
                 if (!w.granted)
                     answerWaiter(e, w, nullptr, Failure::Busy);
-        e.kind = e.restartAs.kind;
-        e.oneTerm = e.restartAs.oneTerm;
-        e.withWork = e.restartAs.withWork;
+        e.policy = as;
     }
-    // A lock contends on while an acquire waits (after a cooldown, if any).
-    if (e.kind == Kind::Lock && !m_closing) {
-        const bool waiting = lockWaiting(e);
-        if (waiting && after == After::Idle)
-            after = After::Candidate;
-        if (!waiting && after == After::Cooldown)
-            after = After::Idle;
-    }
+    if (!m_closing)
+        after = e.policy.whileWaiting(after, lockWaiting(e));
     enterAfter(now, e, after, cooldown);
     for (quint64 p : std::exchange(e.promises, {}))
         complete(e.name.toString(), p);
@@ -310,13 +292,13 @@ void Core::afterTerm(Nanos now, Election &e, After after, Nanos cooldown)
     }
 }
 
-void Core::enterAfter(Nanos now, Election &e, After after, Nanos cooldown)
+void Core::enterAfter(Nanos now, Slot &e, After after, Nanos cooldown)
 {
     switch (after) {
     case After::Idle:
         setPhase(e, Status::Idle);
-        if (e.kind == Kind::Lock && e.waiters.empty())
-            e.kind = Kind::Election; // the name is free for either use again
+        if (e.policy.kind == Kind::Lock && e.waiters.empty())
+            e.policy.kind = Kind::Election; // the name is free for either use again
         break;
     case After::Cooldown:
         e.cooldownUntil = now + cooldown;
