@@ -331,7 +331,7 @@ Taken QSimbaPrivate::perform(const Task &task)
     }
     if (!election)
         return Taken::Yes;
-    auto *ed = election->d_func();
+    auto *ed = QSimbaElectionPrivate::get(election);
     switch (task.type) {
     case Task::Type::Status: {
         {
@@ -342,7 +342,7 @@ Taken QSimbaPrivate::perform(const Task &task)
         break;
     }
     case Task::Type::Elected: {
-        const QSimbaTerm term(task.term);
+        const QSimbaTerm term = QSimbaTermPrivate::handle(task.term);
         QSimbaElection::ElectedCallback callback;
         {
             QMutexLocker lock(&ed->mutex);
@@ -355,7 +355,7 @@ Taken QSimbaPrivate::perform(const Task &task)
         break;
     }
     case Task::Type::Revoked: {
-        const QSimbaTerm term(task.term);
+        const QSimbaTerm term = QSimbaTermPrivate::handle(task.term);
         QSimbaElection::RevokedCallback callback;
         {
             QMutexLocker lock(&ed->mutex);
@@ -457,7 +457,7 @@ QFuture<void> QSimba::closeAsync()
     {
         QMutexLocker lock(&d->electionsMutex);
         for (auto *e : std::as_const(d->elections))
-            e->d_func()->started = false;
+            QSimbaElectionPrivate::get(e)->started = false;
     }
     d->link->post(In::Close{{afterId, closedId}});
     Q_EMIT closedChanged(true);

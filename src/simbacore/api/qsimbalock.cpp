@@ -27,13 +27,13 @@ public:
     QSimba *client = nullptr;
     QSimbaLeaseName name;
 
-    QSimbaLink &link() const { return *client->d_func()->link; }
-    std::shared_ptr<QSimbaLink> linkPtr() const { return client->d_func()->link; }
+    QSimbaLink &link() const { return *QSimbaPrivate::get(client)->link; }
+    std::shared_ptr<QSimbaLink> linkPtr() const { return QSimbaPrivate::get(client)->link; }
 
     QSimbaLockTerm makeTerm(const TermPtr &term) const
     {
         auto d = std::make_shared<QSimbaLockTermPrivate>();
-        d->term = QSimbaTerm(term);
+        d->term = QSimbaTermPrivate::handle(term);
         d->link = linkPtr();
         return QSimbaLockTerm(d);
     }

@@ -106,8 +106,8 @@ void QSimbaLeaderTask::close() { m_stopper->close(); }
 std::unique_ptr<QSimbaLeaderTask> QSimbaElectionTasks::start(QSimbaElection *election, QSimbaLink::Work work,
                                                               std::optional<QSimbaSchedule> schedule)
 {
-    auto *ed = election->d_func();
-    auto *cd = ed->client->d_func();
+    auto *ed = QSimbaElectionPrivate::get(election);
+    auto *cd = QSimbaPrivate::get(ed->client);
     cd->ensureOpen("QSimbaElection::runWhileLeader");
     if (ed->started)
         throw QSimbaIllegalStateError(QStringLiteral("election \"%1\" is already started").arg(ed->name.toString()));
@@ -136,8 +136,8 @@ std::unique_ptr<QSimbaLeaderTask> QSimbaElectionTasks::start(QSimbaElection *ele
                 QMutexLocker lock(&link->worksMutex);
                 link->works.remove(name);
             }
-            if (guard && guard->d_func()->started) {
-                guard->d_func()->started = false;
+            if (guard && QSimbaElectionPrivate::get(guard)->started) {
+                QSimbaElectionPrivate::get(guard)->started = false;
                 Q_EMIT guard->startedChanged(false);
             }
         });
@@ -174,7 +174,7 @@ std::unique_ptr<QSimbaGroupTask> QSimbaPartitionGroup::schedule(const QSimbaSche
 
 std::unique_ptr<QSimbaGroupTask> QSimbaPartitionGroup::start(Work work, std::optional<QSimbaSchedule> schedule)
 {
-    auto *cd = m_client->d_func();
+    auto *cd = QSimbaPrivate::get(m_client);
     cd->ensureOpen("QSimbaPartitionGroup::runWhileLeader");
     if (m_running)
         throw QSimbaIllegalStateError(QStringLiteral("group \"%1\" already runs a task").arg(m_name));

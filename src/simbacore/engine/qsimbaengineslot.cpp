@@ -107,7 +107,7 @@ void Core::on(Nanos now, const In::WorkFinished &in)
     const auto &[term, outcome, error, exited] = in;
     auto it = m_slots.find(term->name);
     const Kind kind = it != m_slots.end() ? it->second.policy.kind : Kind::Election;
-    publish(QSimbaEvent::workCompleted(term->session, QSimbaTerm(term), kind, outcome, error));
+    publish(QSimbaEvent::workCompleted(term->session, QSimbaTermPrivate::handle(term), kind, outcome, error));
     if (exited)
         on(now, In::WorkExited{term->name, term->token});
 }
@@ -174,7 +174,7 @@ void Core::win(Nanos now, Slot &e, qint64 token)
     t.group = e.group;
     t.partition = e.partition;
     enqueue(e.name.toString(), t);
-    publish(QSimbaEvent::elected(m_session.id, QSimbaTerm(e.term), e.policy.kind));
+    publish(QSimbaEvent::elected(m_session.id, QSimbaTermPrivate::handle(e.term), e.policy.kind));
     if (e.policy.kind == Kind::Lock)
         grantWaiter(now, e);
 }
@@ -191,7 +191,7 @@ void Core::loseTerm(Nanos now, Slot &e, Reason reason)
     t.term = e.term;
     t.reason = reason;
     enqueue(e.name.toString(), t);
-    publish(QSimbaEvent::revoked(e.termSession, QSimbaTerm(e.term), e.policy.kind, reason));
+    publish(QSimbaEvent::revoked(e.termSession, QSimbaTermPrivate::handle(e.term), e.policy.kind, reason));
     e.term.reset();
     e.workRunning = false;
     afterTerm(now, e, After::Candidate, 0ns);
@@ -226,7 +226,7 @@ void Core::continueHandover(Nanos now, Slot &e)
     t.term = e.term;
     t.reason = e.handoverReason;
     enqueue(e.name.toString(), t);
-    publish(QSimbaEvent::revoked(e.termSession, QSimbaTerm(e.term), e.policy.kind, e.handoverReason));
+    publish(QSimbaEvent::revoked(e.termSession, QSimbaTermPrivate::handle(e.term), e.policy.kind, e.handoverReason));
     const bool sessionAlive = e.termSession == m_session.id
                               && (m_session.status == SessionStatus::Live || m_session.status == SessionStatus::Suspended);
     if (sessionAlive)

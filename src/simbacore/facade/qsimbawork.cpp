@@ -55,7 +55,7 @@ void QSimbaLink::startWork(const TermPtr &term, Work work, std::optional<QSimbaS
     auto self = shared_from_this();
     auto body = [self, term, work = std::move(work), schedule, state] {
         QSimbaPrivate::CallbackScope scope; // blocking QSimba calls do not wait here
-        const QSimbaTerm handle(term);
+        const QSimbaTerm handle = QSimbaTermPrivate::handle(term);
         Outcome outcome = Outcome::Completed;
         QString error;
         bool outOfMemory = false;
