@@ -35,6 +35,7 @@
  *
  * The class is one, its definition is spread over files of one concept each:
  *   qsimbaengine.cpp            the router: inputs in, the pump, which call goes out next
+ *   qsimbaengineinput.cpp       the inputs as text (describe)
  *   qsimbaenginesession.cpp     the session: open, renew, the local deadline, loss
  *   qsimbaenginecandidates.cpp  contending: when each name is tried, batched acquires, hints
  *   qsimbaengineslot.cpp        one name's term: win, loss, the handover, what comes after
@@ -279,6 +280,8 @@ private:
     void checkClosed(Nanos now);
     Nanos jitter(Nanos range);
     Nanos backoffStep(Nanos current) const;
+    //! When a failed step is retried: \a backoff grows one step, from now.
+    Nanos retryAt(Nanos now, Nanos &backoff) const;
 
     // qsimbaenginesession.cpp
     Millis leaseMillis() const;

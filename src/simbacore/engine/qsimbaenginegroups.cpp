@@ -73,8 +73,7 @@ void Core::onJoined(Nanos now, const Inflight &call, const Reply &reply)
         return;
     auto &g = it->second;
     if (reply.error != Reply::Error::None) {
-        g.backoff = backoffStep(g.backoff);
-        g.nextJoin = now + g.backoff;
+        g.nextJoin = retryAt(now, g.backoff);
         return;
     }
     g.backoff = 0ns;
@@ -97,8 +96,7 @@ void Core::onLeft(Nanos now, const Inflight &call, const Reply &reply)
     } else if (reply.error == Reply::Error::Failed && sent.session == m_session.id) {
         // Retried with a backoff: a member left behind would own partitions nobody runs.
         qCInfo(lcSimbaEngine) << "leave of group" << g.name << "failed, retrying:" << reply.message;
-        g.backoff = backoffStep(g.backoff);
-        g.nextLeave = now + g.backoff;
+        g.nextLeave = retryAt(now, g.backoff);
         g.leaveRetry = true;
         return;
     }
@@ -118,8 +116,7 @@ void Core::onMembers(Nanos now, const Inflight &call, const Reply &reply)
         return;
     auto &g = it->second;
     if (reply.error != Reply::Error::None) {
-        g.backoff = backoffStep(g.backoff);
-        g.nextRefresh = now + g.backoff;
+        g.nextRefresh = retryAt(now, g.backoff);
         return;
     }
     g.backoff = 0ns;

@@ -53,8 +53,7 @@ void Core::onOpened(Nanos now, const Inflight &call, const Reply &reply)
 {
     auto &s = m_session;
     if (reply.error != Reply::Error::None) {
-        s.backoff = backoffStep(s.backoff);
-        s.nextOpen = now + s.backoff;
+        s.nextOpen = retryAt(now, s.backoff);
         qCInfo(lcSimbaSession) << "openSession failed:" << reply.message;
         return;
     }
@@ -91,8 +90,7 @@ void Core::onKeepAlive(Nanos now, const Inflight &call, const Reply &reply)
         return;
     }
     if (reply.error == Reply::Error::Failed) {
-        s.backoff = backoffStep(s.backoff);
-        s.nextRenew = now + s.backoff;
+        s.nextRenew = retryAt(now, s.backoff);
         if (s.status == SessionStatus::Live) {
             setSessionStatus(now, SessionStatus::Suspended);
             publish(QSimbaEvent::sessionSuspended(s.id, reply.message));
