@@ -148,113 +148,17 @@ bool Core::sendNext(Nanos now)
 {
     if (!m_started)
         return false;
-    if (m_closed) { // only sessions opened behind the close are left to close
-        if (m_staleSessions.empty())
-            return false;
-        send(now, CloseSession{m_staleSessions.front()});
-        m_staleSessions.pop_front();
+    if (m_closed) // only sessions opened behind the close are left to close
+        return sendStaleClose(now);
+    // In priority order; each sends at most one call and says whether it did.
+    if (sendSessionCall(now)    // 1. open or renew the session
+        || sendRelease(now)     // 2. releases, which let the next leader in
+        || sendStaleClose(now)) // 3. sessions given up locally, maybe alive on the backend
         return true;
-    }
-    auto &s = m_session;
-    const bool live = s.status == SessionStatus::Live || s.status == SessionStatus::Suspended;
-
-    // 1. The session.
-    if (s.status == SessionStatus::Opening && !m_closing && now >= s.nextOpen) {
-        send(now, OpenSession{leaseMillis(), m_options.metadata});
-        return true;
-    }
-    if (live && now >= s.nextRenew && !m_sessionClosing) {
-        QSet<QSimbaLeaseName> held;
-        for (const auto &[name, e] : m_slots)
-            if (e.term && e.termSession == s.id && (e.phase == Status::Leader || e.phase == Status::Handover))
-                held.insert(name);
-        send(now, KeepAlive{s.id, leaseMillis(), held});
-        return true;
-    }
-    // 2. Releases, which let the next leader in.
-    const auto due = std::find_if(m_releases.cbegin(), m_releases.cend(),
-                                  [&](const PendingRelease &r) { return r.notBefore <= now; });
-    if (due != m_releases.cend()) {
-        const QSimbaSessionId session = due->session;
-        QHash<QSimbaLeaseName, qint64> leases;
-        for (auto it = m_releases.begin(); it != m_releases.end();) {
-            if (it->session == session && it->notBefore <= now && leases.size() < Backend::MaxBatch) {
-                leases.insert(it->name, it->token);
-                it = m_releases.erase(it);
-            } else {
-                ++it;
-            }
-        }
-        send(now, Release{session, leases});
-        return true;
-    }
-    // 3. Sessions given up locally that may still be alive on the backend.
-    if (!m_staleSessions.empty()) {
-        const auto id = m_staleSessions.front();
-        m_staleSessions.pop_front();
-        send(now, CloseSession{id});
-        return true;
-    }
-    // 4. Closing the client: once every election handed over, close the session.
-    if (m_closing && !m_sessionClosing) {
-        if (m_active == 0) {
-            m_sessionClosing = true;
-            if (live) {
-                send(now, CloseSession{s.id});
-                return true;
-            }
-            setSessionStatus(now, SessionStatus::Closed);
-            checkClosed(now);
-            return false;
-        }
-    }
-    // 5. Groups: join with the current session, leave when stopped, follow the members.
-    if (s.status == SessionStatus::Live) {
-        for (auto &[name, g] : m_groups) {
-            if (g.stopping) {
-                const bool handedOver = std::none_of(m_slots.cbegin(), m_slots.cend(), [&](const auto &p) {
-                    return p.second.group == name && p.second.phase != Status::Idle;
-                });
-                // A join sent in this session may have been applied even if its answer
-                // failed: leave, retried, until it succeeds or the session ends.
-                if (handedOver && g.joinSent == s.id && !m_closing && now >= g.nextLeave) {
-                    g.leaveRetry = false;
-                    send(now, Leave{s.id, name});
-                    return true;
-                }
-                continue;
-            }
-            if (g.joined != s.id && now >= g.nextJoin) {
-                g.joinSent = s.id;
-                send(now, Join{s.id, name});
-                return true;
-            }
-            if (g.joined == s.id && now >= g.nextRefresh) {
-                send(now, Members{name});
-                return true;
-            }
-        }
-    }
-    // 6. Candidates whose time has come, batched.
-    if (s.status == SessionStatus::Live && !m_closing) {
-        QSet<QSimbaLeaseName> names = dueCandidates(now);
-        for (auto it = m_orphans.begin(); it != m_orphans.end() && names.size() < Backend::MaxBatch;) {
-            names.insert(*it);
-            it = m_orphans.erase(it);
-        }
-        if (!names.isEmpty()) {
-            for (const auto &n : std::as_const(names)) {
-                auto it = m_slots.find(n);
-                if (it != m_slots.end() && it->second.phase == Status::Candidate) {
-                    it->second.acquiring = true;
-                    it->second.retryAfterReply = false;
-                }
-            }
-            send(now, Acquire{s.id, names});
-            return true;
-        }
-    }
-    return false;
+    if (m_closing && !m_sessionClosing && m_active == 0)
+        return sendSessionClose(now); // 4. closing, every slot handed over: nothing else goes out
+    return sendGroupCall(now) // 5. join, follow the members, leave
+           || sendAcquire(now); // 6. candidates whose time has come, batched
 }
 
 void Core::send(Nanos now, Call call)

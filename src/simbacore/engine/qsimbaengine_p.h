@@ -295,6 +295,9 @@ private:
     void onClosedSession(Nanos now, const Inflight &call, const Reply &reply);
     void setSessionStatus(Nanos now, SessionStatus status);
     void loseSession(Nanos now, Reason reason);
+    bool sendSessionCall(Nanos now);
+    bool sendStaleClose(Nanos now);
+    bool sendSessionClose(Nanos now);
 
     // qsimbaenginecandidates.cpp
     //! Sets when a candidate tries next, and indexes it.
@@ -305,6 +308,7 @@ private:
     //! Candidates due now, topped up with those due within the batch window.
     QSet<QSimbaLeaseName> dueCandidates(Nanos now);
     void onAcquired(Nanos now, const Inflight &call, const Reply &reply);
+    bool sendAcquire(Nanos now);
 
     // qsimbaengineslot.cpp
     void startContending(Nanos now, Slot &e, const Policy &c);
@@ -316,6 +320,7 @@ private:
     void beginHandover(Nanos now, Slot &e, Reason reason, After after, Nanos cooldown = Nanos(0));
     void continueHandover(Nanos now, Slot &e);
     void onReleased(Nanos now, const Inflight &call, const Reply &reply);
+    bool sendRelease(Nanos now);
     void finishHandover(Nanos now, Slot &e);
     void afterTerm(Nanos now, Slot &e, After fallback, Nanos cooldown);
     void enterAfter(Nanos now, Slot &e, After after, Nanos cooldown);
@@ -339,6 +344,7 @@ private:
     void onMembers(Nanos now, const Inflight &call, const Reply &reply);
     void assign(Nanos now, Group &g);
     void checkGroupStopped(Nanos now, Group &g);
+    bool sendGroupCall(Nanos now);
 
     // qsimbaenginedeliveries.cpp
     void enqueue(const QString &stream, Task task);

@@ -173,4 +173,26 @@ void Core::onAcquired(Nanos now, const Inflight &call, const Reply &reply)
     }
 }
 
+bool Core::sendAcquire(Nanos now)
+{
+    if (m_session.status != SessionStatus::Live || m_closing)
+        return false;
+    QSet<QSimbaLeaseName> names = dueCandidates(now);
+    for (auto it = m_orphans.begin(); it != m_orphans.end() && names.size() < Backend::MaxBatch;) {
+        names.insert(*it);
+        it = m_orphans.erase(it);
+    }
+    if (names.isEmpty())
+        return false;
+    for (const auto &n : std::as_const(names)) {
+        auto it = m_slots.find(n);
+        if (it != m_slots.end() && it->second.phase == Status::Candidate) {
+            it->second.acquiring = true;
+            it->second.retryAfterReply = false;
+        }
+    }
+    send(now, Acquire{m_session.id, names});
+    return true;
+}
+
 } // namespace QSimbaEngine

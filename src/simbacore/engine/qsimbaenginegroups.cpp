@@ -172,4 +172,36 @@ void Core::checkGroupStopped(Nanos, Group &g)
     }
 }
 
+bool Core::sendGroupCall(Nanos now)
+{
+    const auto &s = m_session;
+    if (s.status != SessionStatus::Live)
+        return false;
+    for (auto &[name, g] : m_groups) {
+        if (g.stopping) {
+            const bool handedOver = std::none_of(m_slots.cbegin(), m_slots.cend(), [&](const auto &p) {
+                return p.second.group == name && p.second.phase != Status::Idle;
+            });
+            // A join sent in this session may have been applied even if its answer
+            // failed: leave, retried, until it succeeds or the session ends.
+            if (handedOver && g.joinSent == s.id && !m_closing && now >= g.nextLeave) {
+                g.leaveRetry = false;
+                send(now, Leave{s.id, name});
+                return true;
+            }
+            continue;
+        }
+        if (g.joined != s.id && now >= g.nextJoin) {
+            g.joinSent = s.id;
+            send(now, Join{s.id, name});
+            return true;
+        }
+        if (g.joined == s.id && now >= g.nextRefresh) {
+            send(now, Members{name});
+            return true;
+        }
+    }
+    return false;
+}
+
 } // namespace QSimbaEngine

@@ -183,4 +183,47 @@ void Core::loseSession(Nanos now, Reason reason)
     }
 }
 
+bool Core::sendSessionCall(Nanos now)
+{
+    auto &s = m_session;
+    const bool live = s.status == SessionStatus::Live || s.status == SessionStatus::Suspended;
+    if (s.status == SessionStatus::Opening && !m_closing && now >= s.nextOpen) {
+        send(now, OpenSession{leaseMillis(), m_options.metadata});
+        return true;
+    }
+    if (live && now >= s.nextRenew && !m_sessionClosing) {
+        QSet<QSimbaLeaseName> held;
+        for (const auto &[name, e] : m_slots)
+            if (e.term && e.termSession == s.id && (e.phase == Status::Leader || e.phase == Status::Handover))
+                held.insert(name);
+        send(now, KeepAlive{s.id, leaseMillis(), held});
+        return true;
+    }
+    return false;
+}
+
+bool Core::sendStaleClose(Nanos now)
+{
+    if (m_staleSessions.empty())
+        return false;
+    const auto id = m_staleSessions.front();
+    m_staleSessions.pop_front();
+    send(now, CloseSession{id});
+    return true;
+}
+
+bool Core::sendSessionClose(Nanos now)
+{
+    // Closing, and every slot handed over (sendNext checks).
+    m_sessionClosing = true;
+    if (m_session.status == SessionStatus::Live || m_session.status == SessionStatus::Suspended) {
+        send(now, CloseSession{m_session.id});
+        return true;
+    }
+    // No live session: closed without a call, and nothing else goes out.
+    setSessionStatus(now, SessionStatus::Closed);
+    checkClosed(now);
+    return false;
+}
+
 } // namespace QSimbaEngine

@@ -314,4 +314,25 @@ void Core::enterAfter(Nanos now, Slot &e, After after, Nanos cooldown)
     e.afterCooldown = 0ns;
 }
 
+bool Core::sendRelease(Nanos now)
+{
+    // Handover step (4): the leases of one session that are due, in one call.
+    const auto due = std::find_if(m_releases.cbegin(), m_releases.cend(),
+                                  [&](const PendingRelease &r) { return r.notBefore <= now; });
+    if (due == m_releases.cend())
+        return false;
+    const QSimbaSessionId session = due->session;
+    QHash<QSimbaLeaseName, qint64> leases;
+    for (auto it = m_releases.begin(); it != m_releases.end();) {
+        if (it->session == session && it->notBefore <= now && leases.size() < Backend::MaxBatch) {
+            leases.insert(it->name, it->token);
+            it = m_releases.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    send(now, Release{session, leases});
+    return true;
+}
+
 } // namespace QSimbaEngine
