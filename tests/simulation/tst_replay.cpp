@@ -246,6 +246,45 @@ private Q_SLOTS:
         otherSeed.seed += 1000;
         QVERIFY(replayed(c.trace, otherSeed) != c.effects);
     }
+
+    // The core reads no clock: an event's wall-clock time comes from the input that made it
+    // (Options::wallClock maps the ticker's time to wall time), so on a fake clock the
+    // events are as far apart as the fake time, although no real time passed.
+    void eventsAreStampedWithTheTimeOfTheirInput()
+    {
+        const auto ticker = std::make_shared<QSimbaManualTicker>();
+        const QDateTime origin(QDate(2030, 1, 2), QTime(3, 4, 5), Qt::UTC);
+        Options options;
+        options.config = QSimbaConfig::builder().leaseDuration(3s).build();
+        options.ticker = ticker;
+        options.wallClock = {ticker->now() - 2s, origin};
+        QSimbaMemoryLeaseBackend backend(QStringLiteral("replay-time"), ticker);
+        Core core(options);
+        QList<QSimbaEvent> events;
+        const auto settle = [&] {
+            for (auto effects = core.takeEffects(); !effects.empty(); effects = core.takeEffects())
+                for (auto &e : effects) {
+                    if (e.type == Effect::Type::CallBackend)
+                        core.backendReplied(ticker->now(), e.callId, execute(backend, e.call));
+                    else if (e.type == Effect::Type::RunTask) {
+                        if (e.task.type == Task::Type::Event)
+                            events.append(e.task.event);
+                        core.taskFinished(ticker->now(), e.stream, false);
+                    }
+                }
+        };
+        core.start(ticker->now());
+        settle();
+        ticker->advance(1500ms); // past the renewal, within the lease
+        core.tick(ticker->now());
+        settle();
+        const auto first = [&](QSimbaEvent::Type type) {
+            auto it = std::find_if(events.cbegin(), events.cend(), [&](const QSimbaEvent &e) { return e.type() == type; });
+            return it == events.cend() ? QSimbaEvent() : *it;
+        };
+        QCOMPARE(first(QSimbaEvent::Type::SessionOpened).time(), origin.addSecs(2));
+        QCOMPARE(first(QSimbaEvent::Type::SessionRenewed).time(), origin.addMSecs(3500));
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_Replay)

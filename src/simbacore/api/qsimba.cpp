@@ -149,6 +149,8 @@ QSimba::QSimba(Builder &&builder, QObject *parent) : QObject(parent), d_ptr(new 
     Options options;
     options.config = b.config;
     options.ticker = b.ticker;
+    // Where wall-clock time enters: the engine stamps its events from this pair.
+    options.wallClock = {b.ticker->now(), QDateTime::currentDateTimeUtc()};
     options.seed = QRandomGenerator::system()->generate64();
     options.metadata = b.metadata;
     d->backendMetrics = std::make_shared<QSimbaBackendMetrics>(b.backend->describe());

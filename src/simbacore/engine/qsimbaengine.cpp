@@ -47,6 +47,7 @@ bool Core::handle(Nanos now, const Input &input)
 {
     if (m_options.onInput)
         m_options.onInput(now, input);
+    m_now = now;
     return std::visit(Overloaded{
                           [&](const In::StartElection &in) { return on(now, in); },
                           [&](const auto &in) {

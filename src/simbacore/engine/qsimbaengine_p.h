@@ -54,6 +54,13 @@ struct Options
     QMap<QString, QString> metadata;      //!< sent with openSession
     //! Observes every term the moment it is granted (the simulation checks them).
     std::function<void(const TermPtr &)> onTermGranted;
+    //! The wall-clock time at one ticker time (taken where time enters the client): events
+    //! are stamped wall + (now - ticks), for display. Not set: events have a null time.
+    struct WallClock
+    {
+        Nanos ticks{0};
+        QDateTime wall;
+    } wallClock;
     //! Observes every input before it is handled: a trace of (now, input) pairs replays the
     //! run into a core built with the same options.
     std::function<void(Nanos, const Input &)> onInput;
@@ -377,6 +384,7 @@ private:
     QSet<QSimbaLeaseName> m_orphans;             // owned without a term: acquire, then release
     QHash<QString, Stream> m_streams;
     std::vector<Effect> m_effects;
+    Nanos m_now{0}; // the time of the input being handled
     bool m_started = false;
     bool m_closing = false;
     bool m_sessionClosing = false;

@@ -94,6 +94,9 @@ void Core::publish(const QSimbaEvent &event)
     Task t;
     t.type = Task::Type::Event;
     t.event = event;
+    const auto &clock = m_options.wallClock;
+    if (clock.wall.isValid())
+        t.event.setTime(clock.wall.addMSecs(std::chrono::duration_cast<Millis>(m_now - clock.ticks).count()));
     enqueue(QString(), t);
 }
 
