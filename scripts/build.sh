@@ -17,4 +17,5 @@ fi
 # RelWithDebInfo; pass -DCMAKE_BUILD_TYPE=RelWithDebInfo to debug.
 cmake -S "$root" -B "$root/$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
   "${launcher[@]}" "$@"
-cmake --build "$root/$dir"
+# QSIMBA_BUILD_TARGETS (e.g. "qsimba_bench_suite"): build only these.
+cmake --build "$root/$dir" ${QSIMBA_BUILD_TARGETS:+--target $QSIMBA_BUILD_TARGETS}

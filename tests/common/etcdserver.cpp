@@ -2,6 +2,7 @@
 #include "etcdserver.h"
 
 #include <QtCore/QDeadlineTimer>
+#include <QtCore/QDir>
 #include <QtCore/QThread>
 
 #include <csignal>
@@ -58,13 +59,56 @@ bool EtcdServer::isHealthy() const
         && out.contains(QLatin1String("is healthy"));
 }
 
+QString EtcdServer::peerUrl() const
+{
+    return QStringLiteral("http://127.0.0.1:%1").arg(m_peerPort);
+}
+
+QString EtcdServer::initialCluster() const
+{
+    return m_initialCluster.isEmpty() ? m_memberName + QLatin1Char('=') + peerUrl() : m_initialCluster;
+}
+
+QString EtcdServer::clusterToken() const
+{
+    return m_clusterToken.isEmpty() ? QStringLiteral("qsimba-test") : m_clusterToken;
+}
+
+bool EtcdServer::saveSnapshot(const QString &file)
+{
+    QString out;
+    if (ctl({QStringLiteral("snapshot"), QStringLiteral("save"), file}, &out) != 0)
+        return fail(QStringLiteral("etcdctl snapshot save failed: ") + out);
+    return true;
+}
+
+bool EtcdServer::restoreSnapshot(const QString &file)
+{
+    if (!m_initialCluster.isEmpty())
+        return fail(QStringLiteral("restoreSnapshot() restores a one-member cluster only"));
+    stop();
+    const QString data = dir() + QStringLiteral("/data");
+    if (!QDir(data).removeRecursively())
+        return fail(QStringLiteral("cannot remove ") + data);
+    QString out;
+    if (run(QStringLiteral("etcdctl"),
+            {QStringLiteral("snapshot"), QStringLiteral("restore"), file, QStringLiteral("--name"), m_memberName,
+             QStringLiteral("--data-dir"), data, QStringLiteral("--initial-cluster"), initialCluster(),
+             QStringLiteral("--initial-cluster-token"), clusterToken(),
+             QStringLiteral("--initial-advertise-peer-urls"), peerUrl()},
+            &out, std::chrono::seconds(30))
+        != 0)
+        return fail(QStringLiteral("etcdctl snapshot restore failed: ") + out);
+    return launchMember(true);
+}
+
 bool EtcdServer::launchMember(bool waitForHealth)
 {
     if (m_peerPort == 0 || m_peerPort == port())
         return fail(QStringLiteral("no second free port on 127.0.0.1"));
     const QString client = QStringLiteral("%1://127.0.0.1:%2").arg(m_tls ? QStringLiteral("https") : QStringLiteral("http")).arg(port());
-    const QString peer = QStringLiteral("http://127.0.0.1:%1").arg(m_peerPort);
-    const QString cluster = m_initialCluster.isEmpty() ? m_memberName + QLatin1Char('=') + peer : m_initialCluster;
+    const QString peer = peerUrl();
+    const QString cluster = initialCluster();
     QStringList args{
         QStringLiteral("--name"), m_memberName,
         QStringLiteral("--data-dir"), dir() + QStringLiteral("/data"),
@@ -73,7 +117,7 @@ bool EtcdServer::launchMember(bool waitForHealth)
         QStringLiteral("--listen-peer-urls"), peer,
         QStringLiteral("--initial-advertise-peer-urls"), peer,
         QStringLiteral("--initial-cluster"), cluster,
-        QStringLiteral("--initial-cluster-token"), m_clusterToken.isEmpty() ? QStringLiteral("qsimba-test") : m_clusterToken,
+        QStringLiteral("--initial-cluster-token"), clusterToken(),
         QStringLiteral("--initial-cluster-state"), m_started ? QStringLiteral("existing") : QStringLiteral("new"),
         QStringLiteral("--heartbeat-interval"), QStringLiteral("10"),
         QStringLiteral("--election-timeout"), QStringLiteral("100"),

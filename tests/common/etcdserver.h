@@ -35,6 +35,12 @@ public:
     void kill();
     //! Stops the member and starts it again on the same ports and data.
     bool restart();
+    //! Saves a snapshot of the store to \a file (etcdctl snapshot save).
+    bool saveSnapshot(const QString &file);
+    //! A one-member cluster only: stops the member, restores \a file into a fresh data
+    //! directory (etcdctl snapshot restore, same name, peer URL and cluster token) and
+    //! starts it on the same ports. False (with errorString()) when a step fails.
+    bool restoreSnapshot(const QString &file);
     //! Runs etcdctl against this member; its exit code, with the output in \a output.
     int ctl(const QStringList &args, QString *output = nullptr) const;
     //! Whether /health answers true.
@@ -51,6 +57,9 @@ public:
 private:
     friend class EtcdCluster;
     bool launchMember(bool waitForHealth);
+    QString peerUrl() const;
+    QString initialCluster() const;
+    QString clusterToken() const;
 
     quint16 m_peerPort = 0;
     QString m_memberName = QStringLiteral("m0");

@@ -126,6 +126,9 @@ struct Interval
     QString name;
     qint64 token = 0, begin = 0, end = 0;
     QString worker, reason;
+    // How much later the end would have been had the worker estimated its deadline as
+    // "the time after the probe + remaining()": the hold-up of the last probe (a diagnosis).
+    qint64 lateBy = 0;
 };
 
 struct Worker
@@ -135,9 +138,23 @@ struct Worker
     QByteArray buffer;
     std::map<QPair<QString, qint64>, Interval> open; // (name, token) → a term it holds now
     QStringList log;                  // last lines
+    QStringList errors;               // the first lines of a sanitizer's report on its standard error
     bool stopped = false, closing = false, closed = false, gone = false, killed = false;
     qint64 closeStart = 0;
+    qint64 resumedAt = 0; // when the runner last let it go on after freezing it
+    bool ready = false;   // printed READY: its SIGTERM handler is in place
+    bool terminateWhenReady = false;
 };
+
+// SIGTERM (the worker closes) once the worker handles it: a worker still starting (a slow
+// start under a sanitizer on a loaded machine) would be killed by it instead.
+void terminate(Worker &w)
+{
+    if (w.ready)
+        w.process->terminate();
+    else
+        w.terminateWhenReady = true;
+}
 
 enum class Fault { KillLeader, StopLeader, StopServer, RestartServer, ProxyCut, ProxyDelay, ProxyReset, RedisFlushAll, ZkExpire };
 
@@ -328,20 +345,20 @@ private:
         w.process = std::make_unique<QProcess>();
         w.buffer.clear();
         w.open.clear();
-        w.stopped = w.closing = w.closed = w.gone = false;
+        w.errors.clear();
+        w.stopped = w.closing = w.closed = w.gone = w.ready = w.terminateWhenReady = false;
         QObject::connect(w.process.get(), &QProcess::readyReadStandardOutput, [this, &w] { drain(w); });
-        QObject::connect(w.process.get(), &QProcess::readyReadStandardError, [&w] {
-            for (const QByteArray &l : w.process->readAllStandardError().split('\n')) {
-                if (!l.isEmpty())
-                    remember(w, QStringLiteral("stderr: ") + QString::fromLocal8Bit(l));
-            }
-        });
+        QObject::connect(w.process.get(), &QProcess::readyReadStandardError, [&w] { drainErrors(w); });
         QObject::connect(w.process.get(), &QProcess::finished, [this, &w](int code, QProcess::ExitStatus status) {
             drain(w);
+            drainErrors(w);
             closeOpen(w, monotonicNs(), QStringLiteral("EXITED"));
             w.gone = true;
             if (!w.killed && (status != QProcess::NormalExit || code != 0 || !w.closed))
-                m_unexpectedExits << QStringLiteral("%1 exited (status %2, code %3) without closing").arg(w.id).arg(int(status)).arg(code);
+                m_unexpectedExits << QStringLiteral("%1 exited (status %2, code %3)%4\n      %5")
+                                         .arg(w.id).arg(int(status)).arg(code)
+                                         .arg(w.closed ? QStringLiteral(" after closing") : QStringLiteral(" without closing"))
+                                         .arg(w.errors.join(QStringLiteral("\n      ")));
         });
         w.killed = false;
         if (m_o.selfTest) {
@@ -352,6 +369,18 @@ private:
         w.process->start(QStringLiteral(QSIMBA_FAULT_WORKER),
                          {m_url, m_fencePath, w.id, QString::number(m_o.leaseMs), QString::number(m_o.partitions),
                           QString::number(m_random())});
+    }
+
+    static void drainErrors(Worker &w)
+    {
+        for (const QByteArray &l : w.process->readAllStandardError().split('\n')) {
+            if (l.isEmpty())
+                continue;
+            remember(w, QStringLiteral("stderr: ") + QString::fromLocal8Bit(l));
+            // From a sanitizer's report on (the client's own warnings are in the log).
+            if ((!w.errors.isEmpty() || l.contains("Sanitizer") || l.contains("runtime error")) && w.errors.size() < 60)
+                w.errors << QString::fromLocal8Bit(l);
+        }
     }
 
     static void remember(Worker &w, const QString &line)
@@ -374,9 +403,28 @@ private:
                 if (f.at(2) == QLatin1String("lock"))
                     m_lockTaken = std::max(m_lockTaken, f.at(4).toLongLong());
                 remember(w, line);
-            } else if (f.first() == QLatin1String("END") && f.size() == 8) {
-                m_intervals << Interval{f.at(1), f.at(2).toLongLong(), f.at(3).toLongLong(), f.at(4).toLongLong(), w.id, f.at(5)};
+            } else if (f.first() == QLatin1String("END") && f.size() == 9) {
+                Interval i{f.at(1), f.at(2).toLongLong(), f.at(3).toLongLong(), f.at(4).toLongLong(), w.id, f.at(5)};
+                const qint64 revokedAt = f.at(6).toLongLong(), deadline = f.at(7).toLongLong(), stall = f.at(8).toLongLong();
+                if (deadline > 0)
+                    i.lateBy = std::max<qint64>(0, std::min(revokedAt, deadline + stall) - std::min(revokedAt, deadline));
+                m_maxStall = std::max(m_maxStall, stall);
+                m_intervals << i;
                 w.open.erase({f.at(1), f.at(2).toLongLong()});
+                remember(w, line);
+            } else if (f.first() == QLatin1String("GAP") && f.size() == 3) {
+                // A worker frozen by the runner (stop-leader) waited for that, not for a CPU.
+                if (f.at(2).toLongLong() - f.at(1).toLongLong() >= w.resumedAt) {
+                    ++m_gaps;
+                    m_maxGap = std::max(m_maxGap, f.at(1).toLongLong());
+                }
+            } else if (f.first() == QLatin1String("PROBE") && f.size() == 2) {
+                ++m_heldUpProbes;
+                m_maxStall = std::max(m_maxStall, f.at(1).toLongLong());
+            } else if (f.first() == QLatin1String("READY")) {
+                w.ready = true;
+                if (std::exchange(w.terminateWhenReady, false))
+                    w.process->terminate();
                 remember(w, line);
             } else if (f.first() == QLatin1String("CLOSED")) {
                 w.closed = true;
@@ -518,7 +566,7 @@ private:
             closer->closeStart = monotonicNs();
             if (closer->stopped)
                 return; // it closes when it wakes up
-            closer->process->terminate();
+            terminate(*closer);
         };
         bool closeDone = false;
         m_watch = {};
@@ -545,9 +593,10 @@ private:
             ::kill(pid_t(leader->process->processId()), SIGSTOP);
             during(duration);
             ::kill(pid_t(leader->process->processId()), SIGCONT);
+            leader->resumedAt = monotonicNs();
             leader->stopped = false;
             if (leader->closing)
-                leader->process->terminate();
+                terminate(*leader);
             break;
         case Fault::StopServer:
             duration = lease + renew;
@@ -640,7 +689,7 @@ private:
         for (auto &w : m_workers) {
             if (!w->gone) {
                 w->closing = true;
-                w->process->terminate();
+                terminate(*w);
             }
         }
         const int closeBound = 2 * m_o.leaseMs + 4000;
@@ -718,6 +767,20 @@ private:
             m_finalViolations << what;
     }
 
+    // Overlaps had every interval ended lateBy later: what the former deadline estimate
+    // ("now after the probe + remaining()") would have reported on this run.
+    static void countEstimateOverlaps(const QList<Interval> &list, qint64 &count, qint64 &worst)
+    {
+        qint64 latestEnd = 0;
+        for (const Interval &i : list) {
+            if (latestEnd && i.begin < latestEnd) {
+                ++count;
+                worst = std::max(worst, latestEnd - i.begin);
+            }
+            latestEnd = std::max(latestEnd, i.end + i.lateBy);
+        }
+    }
+
     void check()
     {
         QMap<QString, QList<Interval>> byName;
@@ -726,6 +789,7 @@ private:
         for (auto it = byName.begin(); it != byName.end(); ++it) {
             auto &list = it.value();
             std::sort(list.begin(), list.end(), [](const Interval &a, const Interval &b) { return a.begin < b.begin; });
+            countEstimateOverlaps(list, m_estimateOverlaps, m_estimateWorst);
             const Interval *latest = nullptr;
             for (qsizetype k = 0; k < list.size(); ++k) {
                 const Interval &i = list.at(k);
@@ -782,6 +846,15 @@ public:
     qint64 writes() const { return m_writes; }
     qint64 rejected() const { return m_rejected; }
     qsizetype terms() const { return m_intervals.size(); }
+    QString probes() const
+    {
+        return QStringLiteral("samplers kept waiting 20 ms or more %1 times (worst %2 ms); %3 deadline probes held up "
+                              "2 ms or more (worst %4 ms); deadlines estimated after the probe would have shown %5 "
+                              "overlaps (worst %6 ms)")
+            .arg(m_gaps).arg(double(m_maxGap) / 1e6, 0, 'f', 1)
+            .arg(m_heldUpProbes).arg(double(m_maxStall) / 1e6, 0, 'f', 1).arg(m_estimateOverlaps)
+            .arg(double(m_estimateWorst) / 1e6, 0, 'f', 1);
+    }
 
 private:
     QString m_backend;
@@ -800,6 +873,7 @@ private:
     QList<CaseResult> m_cases;
     QStringList m_unexpectedExits, m_finalViolations;
     qint64 m_writes = 0, m_rejected = 0;
+    qint64 m_maxStall = 0, m_heldUpProbes = 0, m_estimateOverlaps = 0, m_estimateWorst = 0, m_gaps = 0, m_maxGap = 0;
 };
 
 } // namespace
@@ -864,7 +938,7 @@ int main(int argc, char **argv)
         Run run(b, o, random);
         const auto cases = run.execute(fatal);
         results << cases;
-        say(QStringLiteral("  %1: %2 terms recorded, %3 fenced writes (%4 rejected)").arg(b).arg(run.terms()).arg(run.writes()).arg(run.rejected()));
+        say(QStringLiteral("  %1: %2 terms recorded, %3 fenced writes (%4 rejected); %5").arg(b).arg(run.terms()).arg(run.writes()).arg(run.rejected()).arg(run.probes()));
     }
 
     // The table: backend × fault × runs × violations × recovery.

@@ -6,9 +6,15 @@
 // to it. It prints one line per fact, times in CLOCK_MONOTONIC nanoseconds (one clock for
 // every process of the host):
 //   BEGIN <kind> <name> <token> <t>      a term was handed to it (elected, acquired, work)
-//   END <name> <token> <begin> <end> <reason> <revokedAt> <deadline>
+//   END <name> <token> <begin> <end> <reason> <revokedAt> <deadline> <stall>
 //                                        the term stopped being valid at <end>: the first of
-//                                        its revocation and its local deadline
+//                                        its revocation and its local deadline; <stall> is
+//                                        how long the last deadline probe was held up (a
+//                                        diagnosis only: see Terms)
+//   PROBE <stall>                        a deadline probe that was held up 2 ms or more
+//   GAP <gap> <t>                        the sampler thread ran 20 ms or more after its last
+//                                        round (it sleeps 2 ms): how long a loaded machine
+//                                        keeps a thread waiting
 //   LOG <event>                          each of the client's events
 //   CLOSED <t>                           close() completed (after SIGTERM)
 // While a term is valid it writes its token to the fenced table of FENCE_DB (an SQLite
@@ -56,28 +62,48 @@ void emitLine(const QString &line)
 }
 
 /*
- * The client's ticker: CLOCK_MONOTONIC, like QSimbaTicker::system(). A thread may shift
- * what it reads back by an hour (ProbeShift): a term then still reads as valid until
- * revoked, and remaining() reveals the term's own local deadline, deadline = shifted now +
- * remaining(), including after that deadline passed. The engine's threads never shift.
+ * The client's ticker: CLOCK_MONOTONIC, like QSimbaTicker::system(). A thread may freeze
+ * what it reads at a fixed moment an hour back (probeNow): a term then still reads as valid
+ * until revoked, and remaining() reveals the term's own local deadline exactly, deadline =
+ * probeNow + remaining(), including after that deadline passed. Both reads of the ticker
+ * inside remaining() see the same frozen moment, so a thread held up in the middle of the
+ * probe (a loaded machine, a sanitizer) cannot shift the result. The engine's threads never
+ * freeze.
  */
-thread_local qint64 probeShift = 0;
+thread_local qint64 probeNow = 0;
 constexpr qint64 ProbeShift = 3600LL * 1'000'000'000;
 
 class ProbeTicker final : public QSimbaTicker
 {
 public:
-    nanoseconds now() const override { return nanoseconds(monotonicNs() - probeShift); }
+    nanoseconds now() const override { return nanoseconds(probeNow ? probeNow : monotonicNs()); }
 };
 
-// The term's local deadline as QSimbaTerm itself holds it; 0 once it is revoked.
-qint64 deadlineOf(const QSimbaTerm &term)
+struct Probe
 {
-    probeShift = ProbeShift;
+    qint64 deadline = 0; // the term's local deadline; 0 once it is revoked
+    qint64 stall = 0;    // how long the probe took: what an estimate "now after the read +
+                         // remaining" would have added to the deadline
+};
+
+// QSIMBA_FAULT_PROBE_DELAY_MS (a diagnosis of the suite itself): the sampler thread sleeps
+// that long in the middle of each probe, and the thread that waits on a term's revoked()
+// that long before it reads the clock, as threads of a worker starved of CPU would.
+const milliseconds probeDelay(qEnvironmentVariableIntValue("QSIMBA_FAULT_PROBE_DELAY_MS"));
+
+// The term's local deadline as QSimbaTerm itself holds it.
+Probe probe(const QSimbaTerm &term, bool sampler = false)
+{
+    const qint64 before = monotonicNs();
+    probeNow = before - ProbeShift;
     const qint64 remaining = term.remaining().count();
-    const qint64 after = monotonicNs() - ProbeShift;
-    probeShift = 0;
-    return remaining > 0 ? after + remaining : 0;
+    if (sampler && probeDelay > 0ms)
+        std::this_thread::sleep_for(probeDelay);
+    probeNow = 0;
+    const qint64 stall = monotonicNs() - before;
+    if (stall >= 2'000'000)
+        emitLine(QStringLiteral("PROBE %1").arg(stall));
+    return remaining > 0 ? Probe{before - ProbeShift + remaining, stall} : Probe{};
 }
 
 struct Record
@@ -86,17 +112,28 @@ struct Record
     qint64 begin = 0;
     std::atomic<qint64> revokedAt{0};
     std::atomic<qint64> deadline{0};
+    std::atomic<qint64> stall{0};
+
+    void update(const Probe &p)
+    {
+        if (p.deadline) {
+            deadline = p.deadline;
+            stall = p.stall;
+        }
+    }
 };
 
 /*
  * Every term the worker holds. A thread of its own reads each term's deadline every 2 ms
  * (a renewal moves it, a revocation freezes it): the last value read before the revocation
  * is the deadline the term ended with, unless a renewal landed in those last 2 ms (see
- * docs/fault-testing.md). The revocation is timed by whoever sees it first: the client's
- * own revoked callback or work (both run after the term is marked revoked and before its
- * lease is released), the worker itself just before it releases a lock, or a thread that
- * waits on revoked(). No continuation is attached to revoked(): under Qt 6.4 a QFuture keeps
- * one continuation only, and QSimba attaches its own.
+ * docs/fault-testing.md). A lock's release is timed by the worker itself at the moment it
+ * decides to release, and the deadline is read again at that moment, so a released term's
+ * interval does not depend on the sampler. Other revocations are timed by whoever sees them
+ * first: the client's own revoked callback or work (both run after the term is marked
+ * revoked and before its lease is released), or a thread that waits on revoked(). No
+ * continuation is attached to revoked(): under Qt 6.4 a QFuture keeps one continuation only,
+ * and QSimba attaches its own.
  */
 class Terms
 {
@@ -105,8 +142,13 @@ public:
     //! each term for \a broken ns after the term stopped being valid.
     explicit Terms(qint64 broken)
         : m_broken(broken), m_thread([this] {
+              qint64 last = monotonicNs();
               while (!m_stop.load()) {
+                  const qint64 now = monotonicNs();
+                  if (now - last >= 20'000'000)
+                      emitLine(QStringLiteral("GAP %1 %2").arg(now - last).arg(now));
                   sample();
+                  last = monotonicNs();
                   std::this_thread::sleep_for(2ms);
               }
           })
@@ -124,10 +166,12 @@ public:
         auto r = std::make_shared<Record>();
         r->term = term;
         r->begin = monotonicNs();
-        r->deadline = deadlineOf(term);
+        r->update(probe(term));
         emitLine(QStringLiteral("BEGIN %1 %2 %3 %4").arg(kind, term.name().toString()).arg(term.token()).arg(r->begin));
         std::thread([r] {
             r->term.revoked().waitForFinished();
+            if (probeDelay > 0ms)
+                std::this_thread::sleep_for(probeDelay);
             ended(*r, monotonicNs());
         }).detach();
         std::lock_guard lock(m_mutex);
@@ -139,6 +183,21 @@ public:
     {
         std::lock_guard lock(m_mutex);
         for (const auto &r : m_records) {
+            if (r->term == term)
+                ended(*r, at);
+        }
+    }
+
+    //! The worker releases \a term now: the release instant, and the deadline read at that
+    //! instant (the term is still valid, so the read is exact and no sample can be late).
+    void releasing(const QSimbaTerm &term)
+    {
+        const qint64 at = monotonicNs();
+        const Probe last = probe(term);
+        std::lock_guard lock(m_mutex);
+        for (const auto &r : m_records) {
+            if (r->term == term && r->revokedAt.load() == 0)
+                r->update(last);
             if (r->term == term)
                 ended(*r, at);
         }
@@ -165,8 +224,7 @@ public:
             Record &r = **it;
             const qint64 revokedAt = r.revokedAt.load();
             if (revokedAt == 0) {
-                if (const qint64 d = deadlineOf(r.term))
-                    r.deadline = d;
+                r.update(probe(r.term, true));
                 ++it;
                 continue;
             }
@@ -178,14 +236,15 @@ public:
             const auto f = r.term.revoked();
             const QString reason = f.isFinished() && f.resultCount() > 0 ? QSimbaTerm::reasonName(f.result())
                                                                          : QStringLiteral("RELEASING");
-            emitLine(QStringLiteral("END %1 %2 %3 %4 %5 %6 %7")
+            emitLine(QStringLiteral("END %1 %2 %3 %4 %5 %6 %7 %8")
                          .arg(r.term.name().toString())
                          .arg(r.term.token())
                          .arg(r.begin)
                          .arg(end)
                          .arg(reason)
                          .arg(revokedAt)
-                         .arg(r.deadline.load()));
+                         .arg(r.deadline.load())
+                         .arg(r.stall.load()));
             it = m_records.erase(it);
         }
     }
@@ -274,7 +333,7 @@ private:
                 m_lock = held;
                 QTimer::singleShot(std::uniform_int_distribution<int>(50, 300)(m_random), this, [this, held] {
                     write();
-                    m_terms.ended(held->term(), monotonicNs()); // it is not used after this
+                    m_terms.releasing(held->term()); // it is not used after this
                     held->close();
                     m_lock.reset();
                     QTimer::singleShot(std::uniform_int_distribution<int>(0, 50)(m_random), this, &Worker::acquireLock);
@@ -314,8 +373,10 @@ private:
             return;
         m_closing = true;
         m_writes.stop();
-        if (m_lock)
+        if (m_lock) {
+            m_terms.releasing(m_lock->term()); // not used after this
             m_lock->close();
+        }
         m_group.reset();
         m_simba->closeAsync().then(this, [this] {
             m_terms.sample();

@@ -25,9 +25,9 @@
     one rounded up to whole seconds, then raised to etcd's minimum; openSession answers what
     etcd granted. The TTL is fixed when the session opens: keepAlive renews it.
 
-    Every call makes a fixed number of requests (one or two; inspect one per live session
-    more), each bounded by Options::requestTimeout on one endpoint; when an endpoint does not
-    answer, the next one is tried. Failures throw QSimbaBackendError naming the server and
+    Every call makes a fixed number of requests (one or two; openSession five, inspect one
+    per live session more), each bounded by Options::requestTimeout on one endpoint; when an
+    endpoint does not answer, the next one is tried. Failures throw QSimbaBackendError naming the server and
     the cause.
 
     Not thread-safe: one thread calls one instance at a time; the calls block.
@@ -37,8 +37,9 @@
     lease id, its remaining time the lease's TTL on the etcd leader's clock, and every key the
     session writes (its lease names, its group memberships) is attached to that lease, so etcd
     itself deletes them when the session expires. A lease name is acquired by one
-    transaction comparing its key's create revision with 0; its token is that revision.
-    Hints come from a watch on the prefix. See docs/backend-etcd.md.
+    transaction comparing its key's create revision with 0; its token is that revision plus
+    the prefix's token floor, which moves up when a restored snapshot took etcd back to an
+    earlier revision. Hints come from a watch on the prefix. See docs/backend-etcd.md.
 
     Thread-affine like every backend: one thread calls it, one call at a time. Hint listeners
     run on the subscription's own thread.
@@ -111,6 +112,40 @@ Millis ttlMillis(qint64 ttl)
 {
     return duration_cast<Millis>(std::chrono::seconds(std::max<qint64>(ttl, 0)));
 }
+
+QJsonObject compareMod(const QByteArray &key, qint64 revision)
+{
+    return {{QStringLiteral("key"), J::bytes(key)},
+            {QStringLiteral("target"), QStringLiteral("MOD")},
+            {QStringLiteral("result"), QStringLiteral("EQUAL")},
+            {QStringLiteral("mod_revision"), J::number(revision)}};
+}
+
+QJsonObject rangeOf(const QByteArray &key)
+{
+    return op("request_range", {{QStringLiteral("key"), J::bytes(key)}});
+}
+
+// The first key-value of a range response inside a transaction's responses (empty: none).
+QJsonObject firstKv(const QJsonValue &response)
+{
+    return response.toObject().value(QLatin1String("response_range")).toObject()
+        .value(QLatin1String("kvs")).toArray().at(0).toObject();
+}
+
+qint64 revisionOf(const QJsonObject &body)
+{
+    return J::integer(body.value(QLatin1String("header")).toObject().value(QLatin1String("revision")));
+}
+
+/*
+ * How far the token floor moves when the store went back to an earlier revision (a restored
+ * snapshot): 2^40 revisions, more than etcd writes in years (at 50 000 writes a second, its
+ * top rate, 254 days), so every token handed out after the snapshot was taken stays below
+ * the next one; 2^63 holds eight million such moves.
+ */
+constexpr qint64 FloorStep = qint64(1) << 40;
+constexpr int MaxAttempts = 4;
 } // namespace
 
 struct QSimbaEtcdLeaseBackend::Private
@@ -182,10 +217,110 @@ struct QSimbaEtcdLeaseBackend::Private
         return body.value(QLatin1String("kvs")).toArray();
     }
 
+    // ---- Tokens across a restored snapshot (docs/backend-etcd.md, "Tokens") ----------
+    // A token is a create revision plus the prefix's token floor (the key "floor", absent:
+    // 0). The key "epoch" records the raft applied index and term etcd reported when a
+    // session last opened. A restored snapshot takes etcd back to an earlier revision, and
+    // its raft log starts again near index 0: a member that applied fewer entries than the
+    // epoch records, is in an earlier term, or answers a revision below one this instance
+    // already saw, was restored, and the floor moves up by FloorStep, above every token
+    // handed out before.
+    QByteArray floorKey() const { return base + "floor"; }
+    QByteArray epochKey() const { return base + "epoch"; }
+
+    //! Remembers the revision of a write's or a linearizable read's answer; true when it is
+    //! below one seen before: the store went back (or the answer is stale: checkEpoch() tells).
+    bool observe(const QJsonObject &body)
+    {
+        const qint64 revision = revisionOf(body);
+        const bool back = revision > 0 && revision < highestRevision;
+        highestRevision = std::max(highestRevision, revision);
+        return back;
+    }
+
+    //! Reads the floor and the epoch, asks the member for its raft progress, moves the floor
+    //! up if the store was restored, and records the progress in the epoch. Three requests.
+    void checkEpoch()
+    {
+        for (int attempt = 0; attempt < MaxAttempts; ++attempt) {
+            const QJsonObject read = connection.call("/v3/kv/txn", txn({}, {rangeOf(floorKey()), rangeOf(epochKey())}),
+                                                     QStringLiteral("reading the token floor"));
+            const QJsonObject status = connection.call("/v3/maintenance/status", {}, QStringLiteral("status"));
+            const QJsonArray reads = read.value(QLatin1String("responses")).toArray();
+            const QJsonObject floorKv = firstKv(reads.at(0)), epochKv = firstKv(reads.at(1));
+            const qint64 floorRevision = J::integer(floorKv.value(QLatin1String("mod_revision")));
+            const qint64 epochRevision = J::integer(epochKv.value(QLatin1String("mod_revision")));
+            const qint64 storedFloor = J::bytesOf(floorKv.value(QLatin1String("value"))).toLongLong();
+            const QJsonObject epoch = QJsonDocument::fromJson(J::bytesOf(epochKv.value(QLatin1String("value")))).object();
+            const qint64 applied = J::integer(status.value(QLatin1String("raftAppliedIndex")));
+            const qint64 term = J::integer(status.value(QLatin1String("raftTerm")));
+            const auto memberOf = [](const QJsonObject &body) {
+                return body.value(QLatin1String("header")).toObject().value(QLatin1String("member_id")).toString();
+            };
+            const qint64 revision = revisionOf(read);
+            // The read is linearizable: the member applied the epoch's write before
+            // answering, so in one history its progress is at least the recorded one.
+            const bool restored = epochRevision > 0 && memberOf(read) == memberOf(status)
+                && (applied < J::integer(epoch.value(QLatin1String("applied")))
+                    || term < J::integer(epoch.value(QLatin1String("term"))));
+            // A revision below one this instance saw, while nobody moved the floor since.
+            const bool wentBack = revision < highestRevision && floorRevision == floorRevisionSeen;
+            qint64 next = storedFloor;
+            if (restored || wentBack)
+                next = std::max(storedFloor, floor) + std::max(FloorStep, highestRevision - revision + 1);
+            const QJsonObject progress{{QStringLiteral("applied"), J::number(applied)},
+                                       {QStringLiteral("term"), J::number(term)}};
+            const QJsonObject epochPut = put(epochKey(), QJsonDocument(progress).toJson(QJsonDocument::Compact), 0);
+            // The epoch only records progress: written as it is (a concurrent writer's older
+            // figures lower the mark a little, nothing more). Moving the floor is a
+            // compare-and-swap: one move per restore, and a client that lost the race reads
+            // the winner's floor and epoch and adopts them.
+            const QJsonObject written = next == storedFloor
+                ? connection.call("/v3/kv/txn", txn({}, {epochPut}), QStringLiteral("writing the epoch"))
+                : connection.call("/v3/kv/txn",
+                                  txn({compareMod(floorKey(), floorRevision)},
+                                      {epochPut, put(floorKey(), QByteArray::number(next), 0)}),
+                                  QStringLiteral("moving the token floor"));
+            if (!written.value(QLatin1String("succeeded")).toBool())
+                continue; // another client moved the floor meanwhile: judge again
+            if (next != storedFloor) {
+                qCWarning(lcSimbaEtcd).noquote()
+                    << description << "went back to an earlier state (a restored snapshot?): tokens continue above" << next;
+                highestRevision = revisionOf(written); // the history before is gone
+                floorRevisionSeen = revisionOf(written);
+            } else {
+                if (floorRevision != floorRevisionSeen && floorRevisionSeen >= 0)
+                    highestRevision = 0; // another client moved the floor past the history before
+                observe(written);
+                floorRevisionSeen = floorRevision;
+            }
+            floor = next;
+            return;
+        }
+        floorContended();
+    }
+
+    [[noreturn]] void floorContended() const
+    {
+        throw QSimbaBackendError(description + QStringLiteral(": the token floor kept changing; tried %1 times")
+                                                   .arg(MaxAttempts));
+    }
+
+    //! The floor's revision this instance knows; checks the epoch first when it knows none.
+    qint64 knownFloorRevision()
+    {
+        if (floorRevisionSeen < 0)
+            checkEpoch();
+        return floorRevisionSeen;
+    }
+
     Options options;
     QString description;
     QByteArray base;
     QSimbaEtcdConnection connection;
+    qint64 floor = 0;              // added to create revisions: the tokens' floor
+    qint64 floorRevisionSeen = -1; // the floor key's mod revision (0: absent); -1: not read yet
+    qint64 highestRevision = 0;    // the highest revision a write or read answered
 };
 
 /*!
@@ -239,12 +374,23 @@ QSimbaLeaseBackend::SessionGrant QSimbaEtcdLeaseBackend::openSession(Millis leas
     if (id == 0 || granted <= 0)
         throw QSimbaBackendError(d->description + QStringLiteral(": lease grant answered no lease"));
     const QString session = Private::idOf(id);
+    try {
+        d->checkEpoch(); // a new session: the moment to notice a restored snapshot
+    } catch (const QSimbaBackendError &) {
+        try { // best effort: the lease expires on its own otherwise
+            d->connection.request("/v3/lease/revoke", {{QStringLiteral("ID"), J::number(id)}});
+        } catch (const QSimbaBackendError &e) {
+            qCDebug(lcSimbaEtcd) << "revoking the unused lease failed:" << e.message();
+        }
+        throw;
+    }
     QJsonObject meta;
     for (auto it = metadata.cbegin(); it != metadata.cend(); ++it)
         meta.insert(it.key(), it.value());
     const QByteArray value = QJsonDocument(QJsonObject{{QStringLiteral("metadata"), meta}}).toJson(QJsonDocument::Compact);
     const QJsonObject body = put(d->sessionKey(session), value, id).value(QLatin1String("request_put")).toObject();
     const auto reply = d->connection.request("/v3/kv/put", body);
+    d->observe(reply.body);
     if (!reply.ok()) {
         try { // best effort: the lease expires on its own otherwise
             d->connection.request("/v3/lease/revoke", {{QStringLiteral("ID"), J::number(id)}});
@@ -275,9 +421,14 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaEtcdLeaseBackend::keepAlive(const QSim
             return KeepAliveResult::expired();
         throw QSimbaBackendError(QStringLiteral("%1: lease keep-alive failed: %2").arg(d->description, renewed.error));
     }
-    const qint64 ttl = J::integer(renewed.body.value(QLatin1String("result")).toObject().value(QLatin1String("TTL")));
+    const QJsonObject result = renewed.body.value(QLatin1String("result")).toObject();
+    const qint64 ttl = J::integer(result.value(QLatin1String("TTL")));
     if (ttl <= 0)
         return KeepAliveResult::expired();
+    // The leader answers keep-alives with its revision: one below what this instance saw
+    // is a hint of a restored snapshot, which checkEpoch() confirms (or not).
+    if (const qint64 revision = revisionOf(result); revision > 0 && revision < d->highestRevision)
+        d->checkEpoch();
     QJsonArray keys;
     if (d->timeToLive(*id, &keys) < 0)
         return KeepAliveResult::expired();
@@ -319,11 +470,29 @@ QSimbaEtcdLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSimb
                           txn({compareCreate(key, "EQUAL", 0)}, {put(key, self, *id)},
                               {op("request_range", {{QStringLiteral("key"), J::bytes(key)}})})));
     }
-    const QJsonObject body = d->connection.call(
-        "/v3/kv/txn", txn({compareCreate(d->sessionKey(session.toString()), "GREATER", 0)}, perName),
-        QStringLiteral("acquire"));
-    if (!body.value(QLatin1String("succeeded")).toBool())
-        d->sessionExpired(session);
+    // The floor must be the one this instance knows: a floor moved meanwhile (by a client
+    // that saw a restored snapshot) is read, and the acquire made again.
+    QJsonObject body;
+    for (int attempt = 0;; ++attempt) {
+        const qint64 floorRevision = d->knownFloorRevision();
+        body = d->connection.call("/v3/kv/txn",
+                                  txn({compareCreate(d->sessionKey(session.toString()), "GREATER", 0),
+                                       compareMod(d->floorKey(), floorRevision)},
+                                      perName, {rangeOf(d->floorKey())}),
+                                  QStringLiteral("acquire"));
+        if (body.value(QLatin1String("succeeded")).toBool())
+            break;
+        const qint64 seen = J::integer(firstKv(body.value(QLatin1String("responses")).toArray().at(0))
+                                           .value(QLatin1String("mod_revision")));
+        if (seen == floorRevision)
+            d->sessionExpired(session);
+        if (attempt + 1 >= MaxAttempts)
+            d->floorContended();
+        d->checkEpoch();
+    }
+    if (d->observe(body))
+        d->checkEpoch(); // went back: the grants below count from the floor it settles
+    const qint64 floor = d->floor;
     const QJsonArray responses = body.value(QLatin1String("responses")).toArray();
     if (responses.size() != order.size())
         throw QSimbaBackendError(d->description + QStringLiteral(": acquire answered %1 results for %2 names")
@@ -333,15 +502,16 @@ QSimbaEtcdLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSimb
     for (qsizetype i = 0; i < order.size(); ++i) {
         const QJsonObject inner = responses.at(i).toObject().value(QLatin1String("response_txn")).toObject();
         if (inner.value(QLatin1String("succeeded")).toBool()) {
-            results.insert(order[i], AcquireResult::granted(revision));
+            results.insert(order[i], AcquireResult::granted(revision + floor));
             continue;
         }
         const QJsonObject kv = inner.value(QLatin1String("responses")).toArray().at(0).toObject()
                                    .value(QLatin1String("response_range")).toObject()
                                    .value(QLatin1String("kvs")).toArray().at(0).toObject();
-        const qint64 token = J::integer(kv.value(QLatin1String("create_revision")));
+        const qint64 created = J::integer(kv.value(QLatin1String("create_revision")));
+        const qint64 token = created + floor;
         const QByteArray holder = J::bytesOf(kv.value(QLatin1String("value")));
-        if (token <= 0 || holder.isEmpty())
+        if (created <= 0 || holder.isEmpty())
             throw QSimbaBackendError(d->description + QStringLiteral(": acquire read no holder of ") + order[i].toString());
         if (holder == self) {
             results.insert(order[i], AcquireResult::granted(token));
@@ -366,16 +536,22 @@ void QSimbaEtcdLeaseBackend::release(const QSimbaSessionId &session, const QHash
     const QString self = J::bytes(session.toString().toUtf8());
     QJsonArray perName;
     for (auto it = leases.cbegin(); it != leases.cend(); ++it) {
+        // A token of the floor before a move no longer matches: that release is stale, and
+        // the key goes with its session (or the engine's release of an orphan).
+        const qint64 created = it.value() - d->floor;
+        if (created <= 0)
+            continue;
         const QByteArray key = d->leaseKey(it.key());
         const QJsonObject sameHolder{{QStringLiteral("key"), J::bytes(key)},
                                      {QStringLiteral("target"), QStringLiteral("VALUE")},
                                      {QStringLiteral("result"), QStringLiteral("EQUAL")},
                                      {QStringLiteral("value"), self}};
         perName.append(op("request_txn",
-                          txn({sameHolder, compareCreate(key, "EQUAL", it.value())},
+                          txn({sameHolder, compareCreate(key, "EQUAL", created)},
                               {op("request_delete_range", {{QStringLiteral("key"), J::bytes(key)}})})));
     }
-    d->connection.call("/v3/kv/txn", txn({}, perName), QStringLiteral("release"));
+    if (!perName.isEmpty())
+        d->observe(d->connection.call("/v3/kv/txn", txn({}, perName), QStringLiteral("release")));
 }
 
 /*! Revokes \a session's etcd lease: etcd deletes every key attached to it. Idempotent. */
@@ -449,9 +625,12 @@ QSimbaLeaseBackend::Inspection QSimbaEtcdLeaseBackend::inspect()
     QMap<QString, QList<QSimbaSessionId>> groups;
     const QByteArray sessions = d->base + "s/", memberships = d->base + "g/";
     const QJsonArray kvs = d->range(d->base, false);
+    qint64 floor = 0;
     for (const auto &item : kvs) {
         const QJsonObject kv = item.toObject();
         const QByteArray key = J::bytesOf(kv.value(QLatin1String("key")));
+        if (key == d->floorKey())
+            floor = J::bytesOf(kv.value(QLatin1String("value"))).toLongLong();
         if (!key.startsWith(sessions))
             continue;
         const QString id = QString::fromUtf8(key.mid(sessions.size()));
@@ -474,7 +653,7 @@ QSimbaLeaseBackend::Inspection QSimbaEtcdLeaseBackend::inspect()
             if (!remaining.contains(holder))
                 continue;
             view.leases.append({*name, d->sessionOf(holder.toUtf8()),
-                                J::integer(kv.value(QLatin1String("create_revision"))), remaining.value(holder)});
+                                J::integer(kv.value(QLatin1String("create_revision"))) + floor, remaining.value(holder)});
         } else if (key.startsWith(memberships)) {
             const QByteArray rest = key.mid(memberships.size());
             const qsizetype slash = rest.lastIndexOf('/');

@@ -98,6 +98,11 @@ QSimbaBackendError QSimbaSqlConnection::newerSchema(int found) const
 
 QSimbaSqlConnection::Rows QSimbaSqlConnection::exec(const QString &sql, const QVariantList &binds, int *affected)
 {
+    return execAll(sql, binds, affected).value(0);
+}
+
+QList<QSimbaSqlConnection::Rows> QSimbaSqlConnection::execAll(const QString &sql, const QVariantList &binds, int *affected)
+{
     const auto remaining = std::max(1ms, duration_cast<milliseconds>(m_deadline - Clock::now()));
     QSimbaSqlWatchdog::Guard guard(m_db, remaining);
     QSqlQuery plain(m_db);
@@ -122,8 +127,9 @@ QSimbaSqlConnection::Rows QSimbaSqlConnection::exec(const QString &sql, const QV
             query->bindValue(i, binds.at(i));
         ok = query->exec();
     }
-    Rows rows;
-    if (ok && query->isSelect()) {
+    QList<Rows> sets; // the rows of each result set that has columns
+    const auto readRows = [&] {
+        Rows &rows = sets.emplace_back();
         const int columns = query->record().count();
         while (query->next()) {
             QVariantList row;
@@ -132,8 +138,18 @@ QSimbaSqlConnection::Rows QSimbaSqlConnection::exec(const QString &sql, const QV
                 row.append(query->value(c));
             rows.append(row);
         }
-        ok = !query->lastError().isValid();
+    };
+    if (ok && query->isSelect())
+        readRows();
+    if (ok && binds.isEmpty() && m_options.driver == Driver::MySql) {
+        // A multi-statement script: every result set, in order; an error of a later
+        // statement ends it.
+        while (query->nextResult())
+            if (query->isSelect())
+                readRows();
     }
+    if (ok)
+        ok = !query->lastError().isValid();
     if (guard.fired()) {
         m_lost = m_aborted = true;
         const QString message =
@@ -152,7 +168,7 @@ QSimbaSqlConnection::Rows QSimbaSqlConnection::exec(const QString &sql, const QV
     if (affected)
         *affected = query->numRowsAffected();
     query->finish(); // SQLite cannot commit while a statement is still stepping
-    return rows;
+    return sets;
 }
 
 void QSimbaSqlConnection::closeConnection()
@@ -296,12 +312,99 @@ void QSimbaSqlConnection::createOrMigrate()
     }
 }
 
+QSimbaSqlConnection::Rows QSimbaSqlConnection::single(const QString &sql, const QVariantList &binds, int *affected)
+{
+    checkThread();
+    for (int attempt = 0;; ++attempt) {
+        const bool reused = ensureOpen();
+        try {
+            return exec(sql, binds, affected);
+        } catch (const QSimbaBackendError &e) {
+            // Lost before the statement ran, or with it: an autocommit statement either
+            // committed or not, and every single statement here is safe to run again.
+            if (reopenAfter(e, reused, attempt))
+                continue;
+            throw;
+        }
+    }
+}
+
+bool QSimbaSqlConnection::reopenAfter(const QSimbaBackendError &e, bool reused, int attempt)
+{
+    const bool retry = reused && attempt == 0 && m_lost && !m_aborted;
+    closeConnection();
+    if (retry)
+        qCInfo(lcSimbaSql, "%s: reconnecting after: %s", qPrintable(m_description), e.what());
+    return retry;
+}
+
+QString QSimbaSqlConnection::inlined(const QString &sql, const QVariantList &binds) const
+{
+    QString out;
+    out.reserve(sql.size() + binds.size() * 24);
+    qsizetype next = 0;
+    for (const QChar c : sql) {
+        if (c != QLatin1Char('?') || next >= binds.size()) {
+            out += c;
+            continue;
+        }
+        const QVariant &v = binds.at(next++);
+        if (v.isNull()) {
+            out += QStringLiteral("NULL");
+        } else if (v.typeId() == QMetaType::QString) {
+            // Only names and session ids are bound as text ([A-Za-z0-9._:-]); escaped anyway.
+            QString text = v.toString();
+            text.replace(QLatin1Char('\''), QLatin1String("''"));
+            if (m_options.driver == Driver::MySql)
+                text.replace(QLatin1Char('\\'), QLatin1String("\\\\"));
+            out += QLatin1Char('\'') + text + QLatin1Char('\'');
+        } else {
+            out += QString::number(v.toLongLong());
+        }
+    }
+    return out;
+}
+
+QSimbaSqlConnection::Rows QSimbaSqlConnection::beginLockedReading(const QString &read, const QVariantList &binds)
+{
+    if (read.isEmpty() || !fuses()) {
+        beginLocked();
+        return read.isEmpty() ? Rows() : exec(read, binds);
+    }
+    // One round trip: BEGIN, the version row's lock, then the read in a statement of its own
+    // (so it reads after the lock was granted): two result sets.
+    const QStringList begin = m_dialect.beginLocked();
+    const QList<Rows> sets = execAll(begin.join(QStringLiteral("; ")) + QStringLiteral("; ") + inlined(read, binds));
+    if (sets.size() != 2)
+        throw QSimbaBackendError(QStringLiteral("%1: a call's first script answered %2 result sets, expected 2")
+                                     .arg(m_description)
+                                     .arg(sets.size()));
+    checkVersion(sets.first().isEmpty() ? 0 : sets.first().first().value(0).toInt());
+    return sets.last();
+}
+
+void QSimbaSqlConnection::commitWith(const QString &write, const QVariantList &binds)
+{
+    if (write.isEmpty()) {
+        exec(QStringLiteral("COMMIT"));
+    } else if (fuses()) {
+        exec(inlined(write, binds) + QStringLiteral("; COMMIT"));
+    } else {
+        exec(write, binds);
+        exec(QStringLiteral("COMMIT"));
+    }
+}
+
 void QSimbaSqlConnection::beginLocked()
 {
     Rows rows;
     for (const QString &statement : m_dialect.beginLocked())
         rows = exec(statement);
-    const int version = rows.isEmpty() ? 0 : rows.first().value(0).toInt();
+    checkVersion(rows.isEmpty() ? 0 : rows.first().value(0).toInt());
+}
+
+void QSimbaSqlConnection::checkVersion(int version) const
+{
     if (version > QSimbaSqlLeaseBackend::SchemaVersion)
         throw newerSchema(version);
     if (version != QSimbaSqlLeaseBackend::SchemaVersion)

@@ -50,10 +50,23 @@ public:
 
     //! Runs \a sql (prepared once per connection when it has binds). Throws QSimbaBackendError.
     Rows exec(const QString &sql, const QVariantList &binds = {}, int *affected = nullptr);
+    //! exec(), answering the rows of every result set of a MySQL script (one per statement
+    //! that answers columns).
+    QList<Rows> execAll(const QString &sql, const QVariantList &binds = {}, int *affected = nullptr);
     //! Runs \a body as one transaction that holds the version row. A connection found lost
     //! at the start of the call is reopened and the call retried once; nothing was done before.
     template<typename Body>
     auto call(Body &&body) -> decltype(body());
+    //! Like call(), with the transaction's first read and last write known: on MySQL/MariaDB
+    //! BEGIN, the version row's lock and \a read go as one multi-statement round trip, and the
+    //! write that \a body leaves in its \a write argument goes with the COMMIT (values inlined
+    //! as literals: only names, session ids and numbers). \a body gets the read's rows.
+    template<typename Body>
+    auto callFused(const QString &read, const QVariantList &binds, Body &&body)
+        -> decltype(body(Rows(), static_cast<QString *>(nullptr), static_cast<QVariantList *>(nullptr)));
+    //! Runs \a sql alone, in autocommit (one round trip: the statement is its own
+    //! transaction, without the version row's lock), with the reconnect-once rule of call().
+    Rows single(const QString &sql, const QVariantList &binds = {}, int *affected = nullptr);
 
 private:
     void checkThread();
@@ -66,6 +79,18 @@ private:
     void startCall();
     //! Begins the transaction and locks the version row; checks the version.
     void beginLocked();
+    //! After \a e at the start of a call: closes the connection; true when the call should
+    //! run once more on a new one (a kept connection found lost, not aborted).
+    bool reopenAfter(const QSimbaBackendError &e, bool reused, int attempt);
+    void checkVersion(int version) const;
+    //! Whether a script of several statements goes as one round trip with its last result
+    //! and every error answered: MySQL/MariaDB (Qt's QMYSQL sets CLIENT_MULTI_STATEMENTS). Not PostgreSQL:
+    //! Qt 6.4's QPSQL answers a script's first result only. Not SQLite: no round trips.
+    bool fuses() const { return m_options.driver == Driver::MySql; }
+    //! \a sql with each ? replaced by the literal of its bind.
+    QString inlined(const QString &sql, const QVariantList &binds) const;
+    Rows beginLockedReading(const QString &read, const QVariantList &binds);
+    void commitWith(const QString &write, const QVariantList &binds);
     [[noreturn]] void fail(const QString &what, const QSqlError &error);
     QSimbaBackendError newerSchema(int found) const;
 
@@ -84,28 +109,34 @@ private:
 template<typename Body>
 auto QSimbaSqlConnection::call(Body &&body) -> decltype(body())
 {
+    return callFused(QString(), {}, [&](Rows, QString *, QVariantList *) { return body(); });
+}
+
+template<typename Body>
+auto QSimbaSqlConnection::callFused(const QString &read, const QVariantList &binds, Body &&body)
+    -> decltype(body(Rows(), static_cast<QString *>(nullptr), static_cast<QVariantList *>(nullptr)))
+{
     checkThread();
     for (int attempt = 0;; ++attempt) {
         const bool reused = ensureOpen();
+        Rows rows;
         try {
-            beginLocked();
+            rows = beginLockedReading(read, binds);
         } catch (const QSimbaBackendError &e) {
-            const bool retry = reused && attempt == 0 && m_lost && !m_aborted;
-            closeConnection();
-            if (retry) {
-                qCInfo(lcSimbaSql, "%s: reconnecting after: %s", qPrintable(m_description), e.what());
+            if (reopenAfter(e, reused, attempt))
                 continue;
-            }
             throw;
         }
         try {
-            if constexpr (std::is_void_v<decltype(body())>) {
-                body();
-                exec(QStringLiteral("COMMIT"));
+            QString write;
+            QVariantList writeBinds;
+            if constexpr (std::is_void_v<decltype(body(std::move(rows), &write, &writeBinds))>) {
+                body(std::move(rows), &write, &writeBinds);
+                commitWith(write, writeBinds);
                 return;
             } else {
-                auto result = body();
-                exec(QStringLiteral("COMMIT"));
+                auto result = body(std::move(rows), &write, &writeBinds);
+                commitWith(write, writeBinds);
                 return result;
             }
         } catch (const QSimbaBackendError &) {

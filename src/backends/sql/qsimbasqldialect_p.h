@@ -23,6 +23,7 @@ public:
 
     Driver driver() const { return m_options.driver; }
     std::chrono::milliseconds statementTimeout() const { return m_options.statementTimeout; }
+    std::chrono::milliseconds hintInterval() const { return m_options.hintInterval; }
     static QString driverName(Driver driver);
     static QString scheme(Driver driver);
     static int defaultPort(Driver driver);

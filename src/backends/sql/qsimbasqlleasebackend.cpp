@@ -4,6 +4,7 @@
 #include "qsimbaerror.h"
 #include "qsimbasqlconnection_p.h"
 #include "qsimbasqlhintlistener_p.h"
+#include "qsimbasqlhints_p.h"
 #include "qsimbasqloptions_p.h"
 
 #include <QtCore/QJsonDocument>
@@ -19,7 +20,9 @@
     version table (SQLite: \c{BEGIN IMMEDIATE}, the database's write lock), which both
     checks that the schema is the version this code knows and serializes every call of
     every client on the database: a decision read in the transaction cannot be invalidated
-    before it commits, so two clients never both hold a lease. Every expiry and remaining
+    before it commits, so two clients never both hold a lease. A release is the exception:
+    one autocommit statement that frees only what the session holds with the given token,
+    which no locked call's decision depends on (see release()). Every expiry and remaining
     duration is computed by the database's clock inside the statements; the client's clock
     is never written or compared.
 
@@ -49,6 +52,7 @@
 using Millis = QSimbaLeaseBackend::Millis;
 using Driver = QSimbaSqlLeaseBackend::Driver;
 using Options = QSimbaSqlLeaseBackend::Options;
+using Rows = QSimbaSqlConnection::Rows;
 
 class QSimbaSqlLeaseBackendPrivate
 {
@@ -56,20 +60,53 @@ public:
     using Rows = QSimbaSqlConnection::Rows;
     using Hint = QSimbaLeaseBackend::Hint;
 
-    explicit QSimbaSqlLeaseBackendPrivate(const Options &o) : connection(o), dialect(connection.dialect()) {}
+    explicit QSimbaSqlLeaseBackendPrivate(const Options &o)
+        : connection(o), dialect(connection.dialect()),
+          hintFile(o.driver == Driver::Sqlite ? QSimbaSqlHints::sideFile(o) : QString())
+    {
+    }
 
     QSimbaSqlConnection connection;
     const QSimbaSqlDialect &dialect;
+    // SQLite: the hints of the running call, appended to hintFile once it committed.
+    const QString hintFile;
+    QList<Hint> pending;
+    // MySQL/MariaDB: what this client waits for, read by its subscription.
+    const std::shared_ptr<QSimbaSqlInterest> interest = std::make_shared<QSimbaSqlInterest>();
 
     Rows exec(const QString &sql, const QVariantList &binds = {}, int *affected = nullptr)
     {
         return connection.exec(sql, binds, affected);
     }
+    // One SPI call as one locked transaction; its SQLite hints go out once it committed.
     template<typename Body>
     auto call(Body &&body) -> decltype(body())
     {
-        return connection.call(std::forward<Body>(body));
+        pending.clear();
+        if constexpr (std::is_void_v<decltype(body())>) {
+            connection.call(std::forward<Body>(body));
+            publish();
+        } else {
+            auto result = connection.call(std::forward<Body>(body));
+            publish();
+            return result;
+        }
     }
+    void publish()
+    {
+        QSimbaSqlHints::append(hintFile, std::exchange(pending, {}));
+    }
+    struct Change
+    {
+        QString sql;
+        QVariantList binds;
+    };
+    //! \a change (an UPDATE, DELETE or INSERT), made to publish a hint of \a kind for the
+    //! \a column of each row it changes: on PostgreSQL a NOTIFY in the same statement (sent on
+    //! commit), on SQLite the rows returned (for the side file); MySQL's waiters read the rows.
+    Change withHints(const QString &change, const QString &column, QVariantList binds, Hint::Kind kind) const;
+    //! The number of rows \a change changed, given its result; notes SQLite's hints.
+    int changed(const Rows &rows, int affected, Hint::Kind kind);
 
     // Inside a call's transaction.
     std::optional<qint64> liveRemaining(const QSimbaSessionId &session);
@@ -95,23 +132,46 @@ std::optional<qint64> QSimbaSqlLeaseBackendPrivate::liveRemaining(const QSimbaSe
     return remaining > 0 ? std::optional<qint64>(remaining) : std::nullopt;
 }
 
-// Runs \a change (an UPDATE, DELETE or INSERT with \a binds) and answers the rows it changed.
-// On PostgreSQL it also sends a hint of \a kind for the \a column value of each changed row,
-// in the same round trip; the hints go out on commit, never on rollback.
+QSimbaSqlLeaseBackendPrivate::Change QSimbaSqlLeaseBackendPrivate::withHints(const QString &change,
+                                                                           const QString &column, QVariantList binds,
+                                                                           Hint::Kind kind) const
+{
+    switch (dialect.driver()) {
+    case Driver::Postgres:
+        binds << dialect.channel() << QSimbaSqlHintListener::encode({kind, QString()});
+        return {QStringLiteral("WITH changed AS (%1 RETURNING %2) "
+                               "SELECT pg_notify(CAST(? AS text), CAST(? AS text) || %2) FROM changed")
+                    .arg(change, column),
+                binds};
+    case Driver::Sqlite: return {change + QStringLiteral(" RETURNING ") + column, binds};
+    case Driver::MySql: break;
+    }
+    return {change, binds};
+}
+
+int QSimbaSqlLeaseBackendPrivate::changed(const Rows &rows, int affected, Hint::Kind kind)
+{
+    switch (dialect.driver()) {
+    case Driver::Postgres: return int(rows.size());
+    case Driver::Sqlite:
+        for (const auto &row : rows)
+            pending.append({kind, row.value(0).toString()});
+        return int(rows.size());
+    case Driver::MySql: break;
+    }
+    return affected;
+}
+
+// Runs \a change (an UPDATE, DELETE or INSERT with \a binds) in the call's transaction and
+// answers the rows it changed, publishing a hint of \a kind for the \a column of each (see
+// withHints(); never on rollback).
 int QSimbaSqlLeaseBackendPrivate::changeAndNotify(const QString &change, const QString &column, QVariantList binds,
                                                   Hint::Kind kind)
 {
-    if (dialect.driver() != Driver::Postgres) {
-        int changed = 0;
-        exec(change, binds, &changed);
-        return changed;
-    }
-    binds << dialect.channel() << QSimbaSqlHintListener::encode({kind, QString()});
-    return int(exec(QStringLiteral("WITH changed AS (%1 RETURNING %2) "
-                                   "SELECT pg_notify(CAST(? AS text), CAST(? AS text) || %2) FROM changed")
-                        .arg(change, column),
-                    binds)
-                   .size());
+    const Change c = withHints(change, column, std::move(binds), kind);
+    int affected = 0;
+    const Rows rows = exec(c.sql, c.binds, &affected);
+    return changed(rows, affected, kind);
 }
 
 void QSimbaSqlLeaseBackendPrivate::sessionExpired(const QSimbaSessionId &session) const
@@ -202,13 +262,12 @@ Options QSimbaSqlLeaseBackend::options() const
 }
 
 /*!
-    Inspection everywhere; Released and MembersChanged hints on PostgreSQL (LISTEN/NOTIFY).
+    Inspection, Released and MembersChanged hints everywhere: PostgreSQL LISTEN/NOTIFY, an
+    SQLite side file watched by the other processes, MySQL/MariaDB reads of the waited rows.
 */
 QSimbaLeaseBackend::Capabilities QSimbaSqlLeaseBackend::capabilities() const
 {
-    Q_D(const QSimbaSqlLeaseBackend);
-    const bool hints = d->dialect.driver() == Driver::Postgres;
-    return {hints, hints, true};
+    return {true, true, true};
 }
 
 /*!
@@ -260,6 +319,7 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaSqlLeaseBackend::keepAlive(const QSimb
                 {qint64(lease.count()), qint64(lease.count()), session.toString()}, &extended);
         if (extended == 0) {
             d->endSession(session);
+            d->interest->ended(session.toString());
             return KeepAliveResult::expired();
         }
         QSet<QSimbaLeaseName> owned;
@@ -281,27 +341,36 @@ QSimbaSqlLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSimba
 {
     Q_D(QSimbaSqlLeaseBackend);
     validateBatch(names);
-    return d->call([&] {
-        QHash<QSimbaLeaseName, AcquireResult> results;
-        if (names.isEmpty()) {
+    if (names.isEmpty()) {
+        d->call([&] {
             if (!d->liveRemaining(session))
                 d->sessionExpired(session);
-            return results;
+        });
+        return {};
+    }
+    QVariantList nameBinds;
+    for (const auto &name : names)
+        nameBinds.append(name.toString());
+    // Every row with the caller's remaining lease. Every call holds the version row, so the
+    // rows read cannot change before this call commits.
+    const QString read = QStringLiteral("SELECT l.name AS name, l.holder AS holder, l.token AS token, "
+                                        "s.expires_at - %1 AS holder_remaining, "
+                                        "(SELECT c.expires_at - %1 FROM %3 c WHERE c.id = ?) AS caller_remaining "
+                                        "FROM %2 l LEFT JOIN %3 s ON s.id = l.holder WHERE l.name IN (%4)")
+                             .arg(d->dialect.now(), d->dialect.leases(), d->dialect.sessions(),
+                                  QSimbaSqlDialect::placeholders(int(names.size())));
+    const QVariantList readBinds = QVariantList{session.toString()} + nameBinds;
+    // Round trips on a server: BEGIN + lock + read as one, then the write + COMMIT as one.
+    const auto answer = d->connection.callFused(read, readBinds, [&](Rows rows, QString *write, QVariantList *writeBinds) {
+        QHash<QSimbaLeaseName, AcquireResult> results;
+        if (rows.size() < names.size()) {
+            // A row per name that ever existed: its token counter survives every release.
+            // Created on first use only; not live: the insert is rolled back.
+            d->exec(d->dialect.insertIgnore(d->dialect.leases(), QStringLiteral("name, holder, token"),
+                                            QStringLiteral("?, NULL, 0"), int(names.size())),
+                    nameBinds);
+            rows = d->exec(read, readBinds);
         }
-        QVariantList nameBinds;
-        for (const auto &name : names)
-            nameBinds.append(name.toString());
-        const QString in = QSimbaSqlDialect::placeholders(int(names.size()));
-        // A row per name that ever existed: its token counter survives every release.
-        d->exec(d->dialect.insertIgnore(d->dialect.leases(), QStringLiteral("name, holder, token"),
-                                        QStringLiteral("?, NULL, 0"), int(names.size())),
-                nameBinds);
-        // The caller's remaining lease comes with every row; not live: the insert is rolled back.
-        const auto rows = d->exec(QStringLiteral("SELECT l.name, l.holder, l.token, s.expires_at - %1, "
-                                                 "(SELECT c.expires_at - %1 FROM %3 c WHERE c.id = ?) FROM %2 l "
-                                                 "LEFT JOIN %3 s ON s.id = l.holder WHERE l.name IN (%4)")
-                                      .arg(d->dialect.now(), d->dialect.leases(), d->dialect.sessions(), in),
-                                  QVariantList{session.toString()} + nameBinds);
         if (rows.isEmpty() || rows.first().value(4).isNull() || rows.first().value(4).toLongLong() <= 0)
             d->sessionExpired(session);
         QVariantList taken{session.toString()};
@@ -319,12 +388,24 @@ QSimbaSqlLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSimba
                 results.insert(name, AcquireResult::granted(token + 1));
             }
         }
-        if (taken.size() > 1)
-            d->exec(QStringLiteral("UPDATE %1 SET holder = ?, token = token + 1 WHERE name IN (%2)")
-                        .arg(d->dialect.leases(), QSimbaSqlDialect::placeholders(int(taken.size()) - 1)),
-                    taken);
+        if (taken.size() > 1) {
+            *write = QStringLiteral("UPDATE %1 SET holder = ?, token = token + 1 WHERE name IN (%2)")
+                         .arg(d->dialect.leases(), QSimbaSqlDialect::placeholders(int(taken.size()) - 1));
+            *writeBinds = taken;
+        }
         return results;
     });
+    if (d->dialect.driver() == Driver::MySql) {
+        // What this client now waits for (its subscription reads those rows), and no longer.
+        for (auto it = answer.cbegin(); it != answer.cend(); ++it) {
+            if (it->isGranted)
+                d->interest->granted(it.key().toString());
+            else
+                d->interest->waitFor(it.key().toString(), it->holder.toString(), it->token,
+                                     it->holderRemaining.value_or(Millis(0)));
+        }
+    }
+    return answer;
 }
 
 /*!
@@ -336,18 +417,29 @@ void QSimbaSqlLeaseBackend::release(const QSimbaSessionId &session, const QHash<
     Q_D(QSimbaSqlLeaseBackend);
     if (leases.isEmpty())
         return;
-    d->call([&] {
-        // One statement: each name is freed only if this session holds it with that token.
-        QVariantList binds{session.toString()};
-        QStringList each;
-        for (auto it = leases.cbegin(); it != leases.cend(); ++it) {
-            binds << it.key().toString() << it.value();
-            each.append(QStringLiteral("(name = ? AND token = ?)"));
-        }
-        d->changeAndNotify(QStringLiteral("UPDATE %1 SET holder = NULL WHERE holder = ? AND (%2)")
-                               .arg(d->dialect.leases(), each.join(QStringLiteral(" OR "))),
-                           QStringLiteral("name"), binds, Hint::Kind::Released);
-    });
+    // One autocommit statement, one round trip, without the version row's lock: each name is
+    // freed only if this session holds it with that token, and a call that holds the lock
+    // either read the row before (and its own write of it waits for this one, then finds the
+    // holder changed) or after this change. The version guard keeps an older QSimba from
+    // writing into a newer schema (the release is then a no-op, and the next locked call
+    // reports the version).
+    QVariantList binds{session.toString()};
+    QStringList each;
+    for (auto it = leases.cbegin(); it != leases.cend(); ++it) {
+        binds << it.key().toString() << it.value();
+        each.append(QStringLiteral("(name = ? AND token = ?)"));
+    }
+    binds << SchemaVersion;
+    const auto change = d->withHints(QStringLiteral("UPDATE %1 SET holder = NULL WHERE holder = ? AND (%2) "
+                                                    "AND (SELECT version FROM %3 WHERE id = 1) = ?")
+                                         .arg(d->dialect.leases(), each.join(QStringLiteral(" OR ")),
+                                              d->dialect.versionTable()),
+                                     QStringLiteral("name"), binds, Hint::Kind::Released);
+    d->pending.clear();
+    int affected = 0;
+    const auto rows = d->connection.single(change.sql, change.binds, &affected);
+    d->changed(rows, affected, Hint::Kind::Released);
+    d->publish();
 }
 
 /*!
@@ -357,6 +449,7 @@ void QSimbaSqlLeaseBackend::closeSession(const QSimbaSessionId &session)
 {
     Q_D(QSimbaSqlLeaseBackend);
     d->call([&] { d->endSession(session); });
+    d->interest->ended(session.toString());
 }
 
 /*!
@@ -374,6 +467,7 @@ void QSimbaSqlLeaseBackend::join(const QSimbaSessionId &session, const QString &
             d->dialect.insertIgnore(d->dialect.members(), QStringLiteral("grp, session"), QStringLiteral("?, ?"), 1),
             QStringLiteral("grp"), {group, session.toString()}, Hint::Kind::MembersChanged);
     });
+    d->interest->joined(session.toString(), group);
 }
 
 /*!
@@ -387,6 +481,7 @@ void QSimbaSqlLeaseBackend::leave(const QSimbaSessionId &session, const QString 
         d->changeAndNotify(QStringLiteral("DELETE FROM %1 WHERE grp = ? AND session = ?").arg(d->dialect.members()),
                            QStringLiteral("grp"), {group, session.toString()}, Hint::Kind::MembersChanged);
     });
+    d->interest->left(session.toString(), group);
 }
 
 /*!
@@ -410,15 +505,21 @@ QList<QSimbaSessionId> QSimbaSqlLeaseBackend::members(const QString &group)
 }
 
 /*!
-    On PostgreSQL, a subscription with its own thread and connection that LISTENs to this
-    table prefix's channel; elsewhere, one that publishes nothing.
+    A subscription with a thread of its own: on PostgreSQL its connection LISTENs to this
+    table prefix's channel; on SQLite it watches the side file beside the database; on
+    MySQL/MariaDB its connection reads the rows this backend waits for, while it waits.
 */
 std::unique_ptr<QSimbaLeaseBackend::Subscription> QSimbaSqlLeaseBackend::subscribe(HintListener listener)
 {
     Q_D(QSimbaSqlLeaseBackend);
-    if (d->dialect.driver() != Driver::Postgres)
-        return QSimbaLeaseBackend::subscribe(std::move(listener));
-    return std::make_unique<QSimbaSqlHintListener>(d->dialect, d->connection.description(), std::move(listener));
+    switch (d->dialect.driver()) {
+    case Driver::Postgres:
+        return std::make_unique<QSimbaSqlHintListener>(d->dialect, d->connection.description(), std::move(listener));
+    case Driver::Sqlite: return std::make_unique<QSimbaSqlHintWatcher>(d->hintFile, std::move(listener));
+    case Driver::MySql: break;
+    }
+    return std::make_unique<QSimbaSqlHintPoller>(d->dialect, d->connection.description(), d->interest,
+                                                 std::move(listener));
 }
 
 /*!

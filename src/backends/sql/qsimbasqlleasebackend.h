@@ -31,6 +31,9 @@ public:
         QString tablePrefix = QStringLiteral("simba_"); //!< [a-z_][a-z0-9_]*, at most 32 characters
         std::chrono::milliseconds connectTimeout{2000};
         std::chrono::milliseconds statementTimeout{2000}; //!< also the lock wait (SQLite busy timeout)
+        //! MySQL/MariaDB: how often a waiting client reads the rows it waits for (its release
+        //! hints), 1 ms to 1 s.
+        std::chrono::milliseconds hintInterval{5};
         //! TLS (PostgreSQL, MySQL/MariaDB). PostgreSQL: libpq's sslmode (disable, allow, prefer,
         //! require, verify-ca, verify-full; empty: libpq's default, prefer). MySQL/MariaDB:
         //! disable (the default), require or verify-ca (needs sslRootCert).
@@ -45,8 +48,8 @@ public:
     ~QSimbaSqlLeaseBackend() override;
 
     //! sqlite:///path/file.db, postgresql://user:pw@host:port/db, mysql://user:pw@host:port/db
-    //! with options ?prefix=…&connectTimeout=…&statementTimeout=…&sslmode=…&sslrootcert=…
-    //! &sslcert=…&sslkey=…; throws QSimbaInvalidArgumentError naming what is wrong, also when
+    //! with options ?prefix=…&connectTimeout=…&statementTimeout=…&hintInterval=…&sslmode=…
+    //! &sslrootcert=…&sslcert=…&sslkey=…; throws QSimbaInvalidArgumentError naming what is wrong, also when
     //! the Qt SQL driver is not installed (naming its Debian package). Does not connect.
     static std::unique_ptr<QSimbaSqlLeaseBackend> fromUrl(const QUrl &url);
     //! The options of \a url, as fromUrl() reads them.

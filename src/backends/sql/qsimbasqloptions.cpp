@@ -101,6 +101,8 @@ void QSimbaSqlOptions::validate(const Options &o, const QString &where)
         throw bad(QStringLiteral("connectTimeout must be at least 1ms, got %1ms").arg(o.connectTimeout.count()));
     if (o.statementTimeout < 1ms)
         throw bad(QStringLiteral("statementTimeout must be at least 1ms, got %1ms").arg(o.statementTimeout.count()));
+    if (o.hintInterval < 1ms || o.hintInterval > 1s)
+        throw bad(QStringLiteral("hintInterval must be from 1ms to 1s, got %1ms").arg(o.hintInterval.count()));
     if (o.database.isEmpty())
         throw bad(o.driver == Driver::Sqlite ? QStringLiteral("no database file path")
                                              : QStringLiteral("no database name"));
@@ -211,6 +213,8 @@ Options QSimbaSqlOptions::fromUrl(const QUrl &url)
             o.connectTimeout = parseTimeout(key, value, bad);
         else if (key == QLatin1String("statementTimeout"))
             o.statementTimeout = parseTimeout(key, value, bad);
+        else if (key == QLatin1String("hintInterval"))
+            o.hintInterval = parseTimeout(key, value, bad);
         else if (key == QLatin1String("sslmode"))
             o.sslMode = value;
         else if (key == QLatin1String("sslrootcert"))
@@ -221,7 +225,7 @@ Options QSimbaSqlOptions::fromUrl(const QUrl &url)
             o.sslKey = value;
         else
             throw bad(QStringLiteral("unknown option '%1': known options are prefix, connectTimeout, "
-                                     "statementTimeout, sslmode, sslrootcert, sslcert and sslkey")
+                                     "statementTimeout, hintInterval, sslmode, sslrootcert, sslcert and sslkey")
                           .arg(key));
     }
     validate(o, where);

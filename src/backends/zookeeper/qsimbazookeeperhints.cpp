@@ -60,6 +60,7 @@ void QSimbaZookeeperHints::arm(zhandle_t *zh)
             return;
         m_handle = zh;
         m_armedGroups.clear();
+        m_watchedLeases.clear();
     }
     listLeases(zh);
     listGroups(zh);
@@ -113,6 +114,52 @@ void QSimbaZookeeperHints::onLeasesListed(int rc, const String_vector *children,
                 self->publish(Hint::Kind::Released, name);
     self->m_leases = now;
     self->m_leasesKnown = true;
+}
+
+bool QSimbaZookeeperHints::mayBeFree(const QString &name) const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_listeners.empty() || !m_leasesKnown || !m_leases.contains(name);
+}
+
+void QSimbaZookeeperHints::watchLease(zhandle_t *zh, const QString &name)
+{
+    {
+        QMutexLocker lock(&m_mutex);
+        if (m_listeners.empty() || m_handle != zh || m_watchedLeases.contains(name))
+            return;
+        m_watchedLeases.insert(name);
+    }
+    const QByteArray path = (m_leasesPath + QLatin1Char('/') + name).toUtf8();
+    const int rc = zoo_awexists(zh, path.constData(), onLeaseChanged, this, onLeaseWatched, this);
+    if (rc != ZOK) {
+        QMutexLocker lock(&m_mutex);
+        m_watchedLeases.remove(name);
+    }
+}
+
+// The waiter's watch fired: a deletion is the release it waits for.
+void QSimbaZookeeperHints::onLeaseChanged(zhandle_t *, int type, int, const char *path, void *context)
+{
+    if (type == ZOO_SESSION_EVENT || !path)
+        return; // the watch stays registered (the C client re-registers it on a reconnect)
+    auto *self = static_cast<QSimbaZookeeperHints *>(context);
+    const QString name = QString::fromUtf8(path).section(QLatin1Char('/'), -1);
+    QMutexLocker lock(&self->m_mutex);
+    self->m_watchedLeases.remove(name); // one-shot
+    qCDebug(lcSimbaZookeeper) << "lease watch fired:" << type << name;
+    if (type == ZOO_DELETED_EVENT) {
+        self->m_leases.remove(name); // the lease list's watch need not tell it again
+        self->publish(Hint::Kind::Released, name);
+    }
+}
+
+void QSimbaZookeeperHints::onLeaseWatched(int rc, const Stat *, const void *)
+{
+    // ZNONODE: gone already, and the watch now waits for its creation; the lease list's
+    // watch tells of the release. Other errors: the connection dropped, and arm() starts over.
+    if (rc != ZOK && rc != ZNONODE)
+        qCDebug(lcSimbaZookeeper, "a lease watch is lost (%s)", zerror(rc));
 }
 
 void QSimbaZookeeperHints::listGroups(zhandle_t *zh)

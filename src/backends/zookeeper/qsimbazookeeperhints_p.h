@@ -39,6 +39,13 @@ public:
     void arm(zhandle_t *zh);
     //! The handle is about to close: the next arm() arms again.
     void disarm();
+    //! False when the lease watch knows lease \a name is held (acquire then reads before it
+    //! writes); true when it may be free, or nobody listens.
+    bool mayBeFree(const QString &name) const;
+    //! A waiter's watch on lease \a name (held by another session): its deletion is hinted
+    //! Released at once, one round trip before the lease list's watch could tell. Never
+    //! blocks; a no-op when nobody listens or the name is watched already.
+    void watchLease(zhandle_t *zh, const QString &name);
 
 private:
     static void onLeasesChanged(zhandle_t *zh, int type, int state, const char *path, void *context);
@@ -47,6 +54,8 @@ private:
     static void onGroupsListed(int rc, const String_vector *children, const void *data);
     static void onMembersChanged(zhandle_t *zh, int type, int state, const char *path, void *context);
     static void onMembersListed(int rc, const String_vector *children, const void *data);
+    static void onLeaseChanged(zhandle_t *zh, int type, int state, const char *path, void *context);
+    static void onLeaseWatched(int rc, const Stat *stat, const void *data);
     void watchChildren(zhandle_t *zh, const QString &path, watcher_fn changed, strings_completion_t listed);
     void listLeases(zhandle_t *zh);
     void listGroups(zhandle_t *zh);
@@ -63,6 +72,7 @@ private:
     zhandle_t *m_handle = nullptr; // the handle the watches are armed on
     bool m_leasesKnown = false;
     QSet<QString> m_leases;
+    QSet<QString> m_watchedLeases; // names with a waiter's watch (watchLease) on m_handle
     bool m_groupsKnown = false;
     QSet<QString> m_groups;
     QSet<QString> m_armedGroups;

@@ -155,6 +155,22 @@ struct QSimbaZookeeperLeaseBackend::Private
 
     std::shared_ptr<QSimbaZookeeperHints> hints;
     QSimbaZookeeperConnection zk;
+    //! A lease this instance granted: its token, session, and the lease znode's version then.
+    //! A release of exactly that grant deletes with that version, without reading first.
+    struct Granted
+    {
+        qint64 token = 0;
+        QSimbaSessionId session;
+        int version = -1;
+    };
+    QHash<QString, Granted> granted; // by lease name
+    //! Names this instance released last: worth the one-round-trip acquire even while the
+    //! lease watch has not told their release yet (a cycle of acquire and release).
+    QSet<QString> releasedHere;
+
+    //! The uncontended acquire in one round trip; see acquire().
+    void acquireFree(const QSimbaSessionId &session, QList<QSimbaLeaseName> &pending,
+                     QHash<QSimbaLeaseName, AcquireResult> &results);
 
     QString sessionPath(const QSimbaSessionId &s) const { return zk.path(QStringLiteral("sessions/") + s.toString()); }
     QString sessionPath(const QString &s) const { return zk.path(QStringLiteral("sessions/") + s); }
@@ -429,6 +445,79 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaZookeeperLeaseBackend::keepAlive(const
 }
 
 /*!
+    The uncontended acquire, one round trip: for each name the lease watch does not know as
+    held, the read of the caller's session followed by one multi per name that creates the
+    lease, the session's index entry of it and writes the clock (the token and the server's
+    now). A grant stands if the session, read before it, was live at its time; otherwise
+    it is undone and the session has expired. Names already held stay in \a pending for
+    the full decision.
+*/
+void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &session,
+                                                       QList<QSimbaLeaseName> &pending,
+                                                       QHash<QSimbaLeaseName, AcquireResult> &results)
+{
+    QList<QSimbaLeaseName> free;
+    for (const auto &name : std::as_const(pending))
+        if (releasedHere.contains(name.toString()) || hints->mayBeFree(name.toString()))
+            free.append(name);
+    qCDebug(lcSimbaZookeeper) << "acquire: one round trip for" << free.size() << "of" << pending.size() << "names";
+    if (free.isEmpty())
+        return;
+    const QString own = sessionPath(session);
+    const QByteArray holder = session.toString().toUtf8();
+    Batch batch(zk);
+    const int ownRead = batch.get(own);
+    struct Try
+    {
+        QSimbaLeaseName name;
+        int reply;
+        int indexOp;
+        int clockOp;
+    };
+    QList<Try> tries;
+    for (const auto &name : std::as_const(free)) {
+        Batch::Multi multi;
+        multi.create(leasePath(name.toString()), holder);
+        const int indexOp = multi.create(own + QLatin1Char('/') + LeaseIndex + name.toString());
+        const int clockOp = multi.set(clockPath(), {});
+        tries.append({name, batch.multi(multi), indexOp, clockOp});
+    }
+    batch.wait();
+    const SessionView view = SessionView::of(batch[ownRead]);
+    QList<Try> won;
+    bool live = view.exists;
+    for (const auto &t : std::as_const(tries)) {
+        const auto &reply = batch[t.reply];
+        if (reply.ok()) {
+            won.append(t);
+            live = live && view.isLive(reply.stats[size_t(t.clockOp)].mtime);
+        } else if (reply.errorOf(0) == ZOK && reply.errorOf(t.indexOp) == ZNONODE) {
+            live = false; // the session's znode is gone
+        }
+    }
+    if (!live && (!won.isEmpty() || !view.exists)) {
+        // Granted to a session that was no longer live: undone before anyone saw it.
+        Batch undo(zk);
+        for (const auto &t : std::as_const(won)) {
+            Batch::Multi multi;
+            multi.remove(leasePath(t.name.toString()), 0);
+            multi.remove(own + QLatin1Char('/') + LeaseIndex + t.name.toString());
+            undo.multi(multi);
+        }
+        if (!won.isEmpty())
+            undo.wait();
+        expired(session);
+    }
+    for (const auto &t : std::as_const(won)) {
+        const qint64 token = batch[t.reply].stats[size_t(t.clockOp)].mzxid;
+        results.insert(t.name, AcquireResult::granted(token));
+        granted.insert(t.name.toString(), {token, session, 0});
+        releasedHere.remove(t.name.toString());
+        pending.removeOne(t.name);
+    }
+}
+
+/*!
     Reads the leases and the caller's session followed by a clock write (the server's now),
     then the other holders' sessions (when there are any), then grants every free name or
     name of an expired holder in one multi per name that checks the versions it decided on.
@@ -443,6 +532,9 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
     QHash<QSimbaLeaseName, AcquireResult> results;
     QList<QSimbaLeaseName> pending(names.cbegin(), names.cend());
     QStringList expiredHolders; // taken over from: removed once the grants are done
+    d->acquireFree(session, pending, results);
+    if (pending.isEmpty())
+        return results;
     const auto sweepHolders = qScopeGuard([&] { d->sweepExpired(expiredHolders); });
     for (int attempt = 0; attempt < MaxAttempts; ++attempt) {
         // The leases, the caller's session, then the clock: now is no earlier than the reads.
@@ -484,6 +576,7 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
             int reply;
             int ownIndexOp;
             int clockOp;
+            int version; // the lease znode's version after the grant
         };
         QList<Grant> attempted;
         for (const auto &name : std::as_const(pending)) {
@@ -496,6 +589,7 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
                 const QString holder = QString::fromUtf8(lease.data);
                 if (holder == session.toString()) {
                     results.insert(name, AcquireResult::granted(lease.stat.mzxid));
+                    d->granted.insert(name.toString(), {lease.stat.mzxid, session, lease.stat.version});
                     continue;
                 }
                 const SessionView holderView = holderReads.contains(holder)
@@ -504,6 +598,7 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
                 if (holderView.isLive(now)) {
                     results.insert(name, AcquireResult::heldBy(sessionIdOf(holder), lease.stat.mzxid,
                                                                holderView.remaining(now)));
+                    d->hints->watchLease(d->zk.handle(), name.toString()); // the waiter's hint
                     continue;
                 }
                 // The holder expired: take over, provided neither the lease nor the holder
@@ -519,7 +614,8 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
             }
             const int ownIndexOp = multi.create(indexPath);
             const int clockOp = multi.set(d->clockPath(), {});
-            attempted.append({name, grants.multi(multi), ownIndexOp, clockOp});
+            const int version = lease.rc == ZNONODE ? 0 : lease.stat.version + 1;
+            attempted.append({name, grants.multi(multi), ownIndexOp, clockOp, version});
         }
         pending.clear();
         if (attempted.isEmpty())
@@ -528,7 +624,9 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
         for (const auto &grant : std::as_const(attempted)) {
             const auto &reply = grants[grant.reply];
             if (reply.ok()) {
-                results.insert(grant.name, AcquireResult::granted(reply.stats[size_t(grant.clockOp)].mzxid));
+                const qint64 token = reply.stats[size_t(grant.clockOp)].mzxid;
+                results.insert(grant.name, AcquireResult::granted(token));
+                d->granted.insert(grant.name.toString(), {token, session, grant.version});
             } else if (reply.errorOf(grant.ownIndexOp) == ZNONODE) {
                 d->expired(session); // closed meanwhile
             } else {
@@ -550,14 +648,46 @@ void QSimbaZookeeperLeaseBackend::release(const QSimbaSessionId &session, const 
     const QSimbaZookeeperConnection::Call call(d->zk);
     if (leases.isEmpty())
         return;
+    // Leases this instance granted with exactly these tokens: one multi each deletes the
+    // lease with the version it was granted at and the session's index entry of it. The
+    // index entry exists only while the session holds the name (a takeover or a sweep
+    // removes it), the version only while the lease is the granted one: the multi applies
+    // exactly when the release is not stale. One that fails is judged by reading.
+    QHash<QSimbaLeaseName, qint64> rest;
+    {
+        Batch fast(d->zk);
+        QList<std::pair<QSimbaLeaseName, int>> sent;
+        for (auto it = leases.cbegin(); it != leases.cend(); ++it) {
+            const auto known = d->granted.take(it.key().toString());
+            if (known.token != it.value() || known.session != session) {
+                rest.insert(it.key(), it.value());
+                continue;
+            }
+            Batch::Multi multi;
+            multi.remove(d->leasePath(it.key().toString()), known.version);
+            multi.remove(d->sessionPath(session) + QLatin1Char('/') + LeaseIndex + it.key().toString());
+            sent.append({it.key(), fast.multi(multi)});
+        }
+        if (!sent.isEmpty()) {
+            fast.wait();
+            for (const auto &[name, reply] : std::as_const(sent)) {
+                if (fast[reply].ok())
+                    d->releasedHere.insert(name.toString());
+                else
+                    rest.insert(name, leases.value(name));
+            }
+        }
+    }
+    if (rest.isEmpty())
+        return;
     Batch read(d->zk);
     QHash<QSimbaLeaseName, int> reads;
-    for (auto it = leases.cbegin(); it != leases.cend(); ++it)
+    for (auto it = rest.cbegin(); it != rest.cend(); ++it)
         reads.insert(it.key(), read.get(d->leasePath(it.key().toString())));
     read.wait();
     Batch write(d->zk);
     bool any = false;
-    for (auto it = leases.cbegin(); it != leases.cend(); ++it) {
+    for (auto it = rest.cbegin(); it != rest.cend(); ++it) {
         const auto &lease = read[reads.value(it.key())];
         if (!lease.ok() || QString::fromUtf8(lease.data) != session.toString() || lease.stat.mzxid != it.value())
             continue;

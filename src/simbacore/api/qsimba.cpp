@@ -109,23 +109,26 @@ QSimba::QSimba(Builder &&builder, QObject *parent) : QObject(parent), d_ptr(new 
     if (!executor) {
         switch (b.executorKind) {
         case CallbackExecutor::OwnerThread: {
-            QPointer<QSimba> self(this);
+            // A child: tasks still queued when the client is destroyed are dropped with it.
+            QPointer<QSimbaHandOverReceiver> self(new QSimbaHandOverReceiver(this));
             executor = [self](std::function<void()> task) {
                 if (!self)
                     return false;
-                return QMetaObject::invokeMethod(self.data(), std::move(task), Qt::QueuedConnection);
+                QSimbaHandOverReceiver::post(self.data(), std::move(task));
+                return true;
             };
             break;
         }
         case CallbackExecutor::DedicatedThread: {
             d->callbackThread = std::make_unique<QThread>();
             d->callbackThread->setObjectName(QStringLiteral("simba-callbacks"));
-            d->callbackContext = new QObject;
+            d->callbackContext = new QSimbaHandOverReceiver;
             d->callbackContext->moveToThread(d->callbackThread.get());
-            d->callbackThread->start();
-            QObject *context = d->callbackContext;
+            QSimbaHandOverReceiver::startThread(*d->callbackThread);
+            QSimbaHandOverReceiver *context = d->callbackContext;
             executor = [context](std::function<void()> task) {
-                return QMetaObject::invokeMethod(context, std::move(task), Qt::QueuedConnection);
+                QSimbaHandOverReceiver::post(context, std::move(task));
+                return true;
             };
             break;
         }
@@ -174,8 +177,7 @@ void QSimbaPrivate::shutdown()
         return;
     link->runtime->shutdown();
     if (callbackThread) {
-        callbackThread->quit();
-        callbackThread->wait();
+        QSimbaHandOverReceiver::stopThread(*callbackThread);
         delete callbackContext;
     }
     // Futures nobody can complete any more (their continuations were queued to a thread

@@ -64,6 +64,7 @@ public:
         QMutex mutex;
         std::shared_ptr<QSimbaLockTermPrivate> won;
         QObject *watcher = nullptr; // until deleted
+        QSimbaHandOverReceiver *dropper = nullptr; // the watcher's child: deletes it on its thread
     };
     //! Cancels the attempt, and releases what it won, when \a future is cancelled.
     template<typename T>
@@ -103,18 +104,24 @@ TermPtr QSimbaLockPrivate::attempt(std::chrono::nanoseconds timeout, bool tryOnc
     }, /*direct=*/true);
     const auto n = name;
     l.post(In::AcquireLock{n, id, timeout, tryOnce});
+    // The engine may answer on the thread that feeds it (the backend thread, say) while it
+    // holds the core: shared->mutex is never held here while feeding it.
     QMutexLocker lock(&shared->mutex);
     while (!shared->answered) {
-        shared->done.wait(&shared->mutex, QDeadlineTimer(std::chrono::milliseconds(50)));
+        QSimbaTsan::wait(shared->done, &shared->mutex, QDeadlineTimer(std::chrono::milliseconds(50)));
         if (!shared->answered && QThread::currentThread()->isInterruptionRequested()) {
+            lock.unlock();
             l.post(In::CancelLock{n, id});
             if (l.cancel(id))
                 throw QSimbaInterruptedError(QStringLiteral("acquire of lock \"%1\" interrupted").arg(n.toString()));
             // Answered meanwhile: a term won is released by its handle going away.
+            lock.relock();
             while (!shared->answered)
-                shared->done.wait(&shared->mutex);
-            if (shared->term)
-                makeTerm(shared->term).close();
+                QSimbaTsan::wait(shared->done, &shared->mutex);
+            const TermPtr won = shared->term;
+            lock.unlock();
+            if (won)
+                makeTerm(won).close();
             throw QSimbaInterruptedError(QStringLiteral("acquire of lock \"%1\" interrupted").arg(n.toString()));
         }
     }
@@ -173,11 +180,12 @@ void QSimbaLockPrivate::watchCancel(const QFuture<T> &future, quint64 id, std::s
 {
     auto *watcher = new QFutureWatcher<void>(client);
     attempt->watcher = watcher;
+    attempt->dropper = new QSimbaHandOverReceiver(watcher);
     const auto n = name;
     auto link = linkPtr();
     const auto drop = [](Attempt &a) { // with a.mutex held
-        if (a.watcher)
-            QMetaObject::invokeMethod(std::exchange(a.watcher, nullptr), &QObject::deleteLater, Qt::QueuedConnection);
+        if (a.watcher) // possibly from the engine thread
+            QSimbaHandOverReceiver::post(a.dropper, [w = std::exchange(a.watcher, nullptr)] { w->deleteLater(); });
     };
     QObject::connect(watcher, &QFutureWatcher<void>::canceled, watcher, [link, n, id, attempt, drop] {
         link->post(In::CancelLock{n, id});

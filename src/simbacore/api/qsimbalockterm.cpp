@@ -66,7 +66,11 @@ QFuture<void> QSimbaLockTerm::releaseAsync()
             d->releasedDirect = directFuture;
             const auto name = d->term.name();
             const qint64 token = d->term.token();
+            const QFuture<void> released = d->released;
+            // Fed outside the term's mutex: the engine may run on this thread now.
+            lock.unlock();
             link->post(In::ReleaseLock{name, token, {asyncId, directId}});
+            return released;
         }
     }
     return d->released;

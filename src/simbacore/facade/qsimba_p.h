@@ -129,7 +129,7 @@ public:
     std::shared_ptr<QSimbaLink> link;
     std::shared_ptr<QSimbaBackendMetrics> backendMetrics;
     std::unique_ptr<QThread> callbackThread;
-    QObject *callbackContext = nullptr;
+    QSimbaHandOverReceiver *callbackContext = nullptr;
     QList<QSimba::EventListener> listeners;
     QHash<QSimbaLeaseName, QSimbaElection *> elections; // owner thread
     QHash<QSimbaLeaseName, QSimbaLock *> locks;

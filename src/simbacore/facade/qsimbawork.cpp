@@ -32,7 +32,7 @@ bool waitUntil(WorkState &state, const QSimbaTicker &ticker, bool systemTicker, 
             return true;
         // A fake ticker moves without telling anyone: look at it often.
         const Nanos slice = systemTicker ? left : std::min(left, Nanos(std::chrono::milliseconds(5)));
-        state.wake.wait(&state.mutex, QDeadlineTimer(slice));
+        QSimbaTsan::wait(state.wake, &state.mutex, QDeadlineTimer(slice));
     }
 }
 
@@ -99,7 +99,16 @@ void QSimbaLink::startWork(const TermPtr &term, Work work, std::optional<QSimbaS
         }
         self->post(In::WorkFinished{term, outcome, error, /*exited=*/true});
     };
-    std::shared_ptr<QThread> thread(QThread::create(std::move(body)));
+    // Deleted once really ended (see QSimbaThreadExit): a finished QThread still wakes wait().
+    const QSimbaThreadExit exit;
+    std::shared_ptr<QThread> thread(QThread::create([exit, body = std::move(body)]() mutable {
+        exit.arm();
+        body();
+    }), [exit](QThread *t) {
+        if (t->isFinished())
+            exit.wait();
+        delete t;
+    });
     thread->setObjectName(QStringLiteral("simba-work:") + term->name.toString());
     std::weak_ptr<QThread> weakThread = thread;
     {

@@ -2,6 +2,7 @@
 #include "qsimbamemoryleasebackend.h"
 
 #include "qsimbaerror.h"
+#include "qsimbahandover_p.h"
 #include "qsimbalogging_p.h"
 
 #include <QtCore/QMutex>
@@ -80,7 +81,7 @@ public:
     {
         ++calls;
         while (paused)
-            resumed.wait(&mutex);
+            QSimbaTsan::wait(resumed, &mutex);
         if (delayCalls > 0) {
             --delayCalls;
             const auto d = delay;
@@ -150,7 +151,10 @@ public:
         lock.unlock();
         QMutexLocker delivery(&deliveryMutex);
         lock.relock();
-        const auto targets = listeners; // those still subscribed
+        // Those still subscribed, copied: an implicitly shared copy released here would let
+        // subscribe() reuse the block in place with nothing ordering it after these reads
+        // (QList checks its reference count with a relaxed load).
+        const std::vector<Listener> targets(listeners.cbegin(), listeners.cend());
         lock.unlock();
         for (const auto &hint : hints)
             for (const auto &l : targets)

@@ -13,15 +13,18 @@ QSimbaRuntime::QSimbaRuntime(Options options, std::unique_ptr<QSimbaLeaseBackend
 {
     m_engineThread.setObjectName(QStringLiteral("simba-engine"));
     m_backendThread.setObjectName(QStringLiteral("simba-backend"));
-    m_backendContext = new QObject;
+    m_backendContext = new QSimbaHandOverReceiver;
     m_backendContext->moveToThread(&m_backendThread);
     m_timer = new QTimer;
     m_timer->setSingleShot(true);
     m_timer->setTimerType(Qt::PreciseTimer);
     m_timer->moveToThread(&m_engineThread);
     QObject::connect(m_timer, &QTimer::timeout, this, [this] {
-        m_core.tick(now());
-        apply();
+        {
+            Locker lock(m_mutex);
+            m_armedAt = Core::Never;
+        }
+        post([](Core &core, Nanos now) { core.tick(now); });
     });
     moveToThread(&m_engineThread);
 }
@@ -35,9 +38,9 @@ QSimbaRuntime::~QSimbaRuntime()
 
 void QSimbaRuntime::start()
 {
-    m_backendThread.start();
-    m_engineThread.start();
-    QMetaObject::invokeMethod(m_backendContext, [this] {
+    QSimbaHandOverReceiver::startThread(m_backendThread);
+    QSimbaHandOverReceiver::startThread(m_engineThread);
+    QSimbaHandOverReceiver::post(m_backendContext, [this] {
         m_subscription = m_backend->subscribe([this](const QSimbaLeaseBackend::Hint &hint) {
             post([hint](Core &core, Nanos now) { core.hint(now, hint); });
         });
@@ -45,40 +48,64 @@ void QSimbaRuntime::start()
     post([](Core &core, Nanos now) { core.start(now); });
 }
 
+bool QSimbaRuntime::isEngineThread() const
+{
+    return QThread::currentThread() == &m_engineThread || m_applyingThread.load() == QThread::currentThreadId();
+}
+
 void QSimbaRuntime::post(Input input)
 {
-    QMetaObject::invokeMethod(this, [this, input = std::move(input)] {
+    {
+        Locker lock(m_mutex);
+        if (m_stopped)
+            return;
+        if (m_applyingThread.load() == QThread::currentThreadId()) {
+            m_pending.push_back(std::move(input)); // taken by this thread's apply() loop
+            return;
+        }
         input(m_core, now());
         apply();
-    }, Qt::QueuedConnection);
+    }
+    afterInput();
 }
 
 void QSimbaRuntime::runBlocking(const std::function<void(Core &, Nanos)> &fn)
 {
-    if (isEngineThread()) {
+    {
+        Locker lock(m_mutex);
         fn(m_core, now());
+        if (m_applyingThread.load() == QThread::currentThreadId())
+            return; // the outer apply() takes the effects
         apply();
-        return;
     }
-    QMetaObject::invokeMethod(this, [&] {
-        fn(m_core, now());
-        apply();
-    }, Qt::BlockingQueuedConnection);
+    afterInput();
+}
+
+void QSimbaRuntime::afterInput()
+{
+    if (QThread::currentThread() == &m_engineThread && !m_runningTasks)
+        runTasks();
 }
 
 void QSimbaRuntime::apply()
 {
-    if (m_applying)
-        return; // the outer apply() takes the effects a nested input added
-    m_applying = true;
+    m_applyingThread = QThread::currentThreadId();
     for (;;) {
         auto effects = m_core.takeEffects();
-        if (effects.empty())
-            break;
+        if (effects.empty()) {
+            if (m_pending.empty())
+                break;
+            const Input input = std::move(m_pending.front());
+            m_pending.pop_front();
+            input(m_core, now());
+            continue;
+        }
         for (auto &effect : effects) {
             switch (effect.type) {
             case Effect::Type::CallBackend:
-                QMetaObject::invokeMethod(m_backendContext, [this, id = effect.callId, call = std::move(effect.call)] {
+                // Queued even from the backend thread itself (feeding a reply): the call
+                // must never run here, under the mutex.
+                QSimbaHandOverReceiver::post(m_backendContext, [this, id = effect.callId, call = std::move(effect.call)] {
                     if (!m_backend)
                         return; // shut down: nobody waits for the answer any more
                     const Reply reply = execute(*m_backend, call);
@@ -93,8 +120,9 @@ void QSimbaRuntime::apply()
                     const Taken taken = m_hooks.perform(t);
                     post([stream, taken](Core &core, Nanos now) { core.taskFinished(now, stream, false, taken); });
                 };
-                if (!m_hooks.executor(std::move(task)))
-                    m_core.taskFinished(now(), stream, true);
+                // The executor is called on the engine thread only, in the order of the
+                // tasks (a Direct executor runs them there, as before).
+                m_tasks.emplace_back(stream, std::move(task));
                 break;
             }
             case Effect::Type::Resolve:
@@ -103,8 +131,39 @@ void QSimbaRuntime::apply()
             }
         }
     }
-    m_applying = false;
+    m_applyingThread = nullptr;
+    const bool onEngine = QThread::currentThread() == &m_engineThread;
+    if (!m_tasks.empty() && !onEngine && !m_tasksPosted) {
+        m_tasksPosted = true;
+        QSimbaHandOverReceiver::post(this, [this] {
+            {
+                Locker lock(m_mutex);
+                m_tasksPosted = false;
+            }
+            if (!m_runningTasks)
+                runTasks();
+        });
+    }
+    if (onEngine) {
+        arm();
+    } else if (m_core.nextWakeup() < m_armedAt && !m_rearmPosted) {
+        // Only an earlier wake-up needs the timer moved; a later one lets it fire early
+        // (a tick with nothing due). The timer is the engine thread's.
+        m_rearmPosted = true;
+        QSimbaHandOverReceiver::post(this, [this] {
+            Locker lock(m_mutex);
+            m_rearmPosted = false;
+            arm();
+        });
+    }
+}
+
+void QSimbaRuntime::arm()
+{
     const Nanos wake = m_core.nextWakeup();
+    if (wake == m_armedAt && (wake == Core::Never || m_timer->isActive()))
+        return;
+    m_armedAt = wake;
     if (wake == Core::Never) {
         m_timer->stop();
     } else {
@@ -113,19 +172,41 @@ void QSimbaRuntime::apply()
     }
 }
 
+void QSimbaRuntime::runTasks()
+{
+    m_runningTasks = true;
+    for (;;) {
+        std::pair<QString, std::function<void()>> next;
+        {
+            Locker lock(m_mutex);
+            if (m_tasks.empty() || m_stopped)
+                break;
+            next = std::move(m_tasks.front());
+            m_tasks.pop_front();
+        }
+        if (!m_hooks.executor(std::move(next.second)))
+            post([stream = next.first](Core &core, Nanos now) { core.taskFinished(now, stream, true); });
+    }
+    m_runningTasks = false;
+}
+
 void QSimbaRuntime::shutdown()
 {
     if (m_backendThread.isRunning()) {
-        QMetaObject::invokeMethod(m_backendContext, [this] {
+        postBlocking(m_backendContext, [this] {
             m_subscription.reset();
             m_backend.reset();
-        }, Qt::BlockingQueuedConnection);
-        m_backendThread.quit();
-        m_backendThread.wait();
+        });
+        stopThread(m_backendThread);
     }
     if (m_engineThread.isRunning()) {
-        QMetaObject::invokeMethod(this, [this] { m_timer->stop(); }, Qt::BlockingQueuedConnection);
-        m_engineThread.quit();
-        m_engineThread.wait();
+        postBlocking(this, [this] {
+            m_timer->stop();
+            Locker lock(m_mutex);
+            m_stopped = true;
+        });
+        stopThread(m_engineThread);
     }
+    Locker lock(m_mutex);
+    m_stopped = true;
 }

@@ -3,21 +3,33 @@
 #pragma once
 
 #include "qsimbaengine_p.h"
+#include "qsimbahandover_p.h"
 
 #include <QtCore/QObject>
 #include <QtCore/QThread>
 #include <QtCore/QTimer>
 
+#include <atomic>
+#include <deque>
+#include <mutex>
 #include <functional>
 #include <memory>
 
 /*
- * The thin QThread adapter around the engine core: it lives on the "simba-engine" thread,
- * feeds the core its inputs with the ticker's time, and carries out its effects — backend
- * calls on the "simba-backend" thread, tasks on the callback executor, promises resolved —
- * and arms one timer for the core's next wake-up.
+ * The thin QThread adapter around the engine core. The core is a monitor: whichever thread
+ * has an input for it (a caller's acquire or release, the backend thread's reply, a hint)
+ * feeds it under the runtime's mutex and carries out its effects at once — backend calls
+ * go to the "simba-backend" thread, promises are resolved, callback tasks go to the
+ * "simba-engine" thread, which hands them to the callback executor in order and owns the
+ * one timer for the core's next wake-up. So a lock's acquire costs two thread hops (to the
+ * backend thread and back to the caller), not four (docs/engine.md "Threads").
+ *
+ * The core never blocks and nothing under the mutex waits for another thread: a hung
+ * backend call cannot delay a local-deadline revocation. An input fed while the same
+ * thread carries out effects (a promise's continuation, a revocation listener) is queued
+ * and taken by that thread's loop, as a queued input was before.
  */
-class QSimbaRuntime : public QObject
+class QSimbaRuntime : public QSimbaHandOverReceiver
 {
     Q_OBJECT
 public:
@@ -38,29 +50,51 @@ public:
 
     //! Starts both threads and opens the session. Owner thread.
     void start();
-    //! Feeds \a input to the core on the engine thread. Any thread.
+    //! Feeds \a input to the core, on this thread (queued behind the effects this thread is
+    //! carrying out, if any). Any thread; a no-op after shutdown().
     void post(Input input);
-    //! Runs \a fn on the engine thread and waits (inline when already there). Any thread
-    //! but the backend's.
+    //! Runs \a fn on the core and carries out its effects, on this thread. Any thread.
     void runBlocking(const std::function<void(QSimbaEngine::Core &, QSimbaEngine::Nanos)> &fn);
     //! Drops the subscription and the backend on the backend thread, stops both threads.
     //! Owner thread; after the core closed.
     void shutdown();
-    bool isEngineThread() const { return QThread::currentThread() == &m_engineThread; }
+    //! True on the engine thread, and on a thread that is carrying out the core's effects
+    //! (a continuation or listener they run): a blocking wait there could deadlock.
+    bool isEngineThread() const;
     QThread *engineThread() { return &m_engineThread; }
     QSimbaEngine::Nanos now() const { return m_ticker->now(); }
 
 private:
+    //! Carries out the core's effects until there are none; m_mutex held.
     void apply();
+    //! Arms the timer for the core's next wake-up; engine thread, m_mutex held.
+    void arm();
+    //! Hands the queued callback tasks to the executor, in order; engine thread, unlocked.
+    void runTasks();
+    //! After an input: runs the tasks when on the engine thread. m_mutex not held.
+    void afterInput();
 
     std::shared_ptr<QSimbaTicker> m_ticker;
-    QSimbaEngine::Core m_core;
+    QSimbaEngine::Core m_core;                                // guarded by m_mutex
     Hooks m_hooks;
     std::unique_ptr<QSimbaLeaseBackend> m_backend;           // used on the backend thread only
     std::unique_ptr<QSimbaLeaseBackend::Subscription> m_subscription;
     QThread m_engineThread;
     QThread m_backendThread;
-    QObject *m_backendContext = nullptr;                      // lives on the backend thread
+    QSimbaHandOverReceiver *m_backendContext = nullptr;       // lives on the backend thread
     QTimer *m_timer = nullptr;                                // lives on the engine thread
-    bool m_applying = false;
+
+    // A pthread mutex rather than QRecursiveMutex: ThreadSanitizer intercepts pthread locks,
+    // while QRecursiveMutex locks inside Debian's uninstrumented libQt6Core, so TSan would
+    // see none of the order it gives (docs/engine.md, "ThreadSanitizer").
+    using Locker = std::lock_guard<std::recursive_mutex>;
+    mutable std::recursive_mutex m_mutex;
+    std::atomic<Qt::HANDLE> m_applyingThread{nullptr};        // the thread in apply(), if any
+    std::deque<Input> m_pending;                              // inputs fed during apply()
+    std::deque<std::pair<QString, std::function<void()>>> m_tasks; // for the executor, in order
+    bool m_tasksPosted = false;                               // a runTasks() is queued
+    QSimbaEngine::Nanos m_armedAt = QSimbaEngine::Core::Never; // what m_timer is armed for
+    bool m_rearmPosted = false;                               // an arm() is queued
+    bool m_stopped = false;
+    bool m_runningTasks = false;                              // engine thread only
 };

@@ -224,6 +224,24 @@ private Q_SLOTS:
         auto anonymous = Backend::fromUrl(server.url(QStringLiteral("/auth")));
         QVERIFY_THROWS_EXCEPTION(QSimbaBackendError, anonymous->acquire(s, {n}));
         good->closeSession(s);
+
+        // A user that is not root, with a role reading and writing the prefix only, as the
+        // documentation says: sessions, the token floor (the member's status included), grants.
+        const QStringList asRoot{QStringLiteral("--user=root:R00tPass")};
+        for (const QStringList &args : {QStringList{QStringLiteral("user"), QStringLiteral("add"), QStringLiteral("app"),
+                                                    QStringLiteral("--new-user-password=AppPass")},
+                                        QStringList{QStringLiteral("role"), QStringLiteral("add"), QStringLiteral("app")},
+                                        QStringList{QStringLiteral("role"), QStringLiteral("grant-permission"), QStringLiteral("app"),
+                                                    QStringLiteral("readwrite"), QStringLiteral("/auth/"), QStringLiteral("/auth0")},
+                                        QStringList{QStringLiteral("user"), QStringLiteral("grant-role"), QStringLiteral("app"),
+                                                    QStringLiteral("app")}})
+            QVERIFY2(server.ctl(asRoot + args, &out) == 0, qPrintable(out));
+        auto app = Backend::fromUrl(base.arg(QStringLiteral("app:AppPass")));
+        const auto as = app->openSession(3s).id;
+        const auto granted = app->acquire(as, {n});
+        QVERIFY(granted.value(n).isGranted);
+        app->release(as, {{n, granted.value(n).token}});
+        app->closeSession(as);
     }
 
     // etcds:// with the CA and a client certificate; etcd requires client certificates.
@@ -336,6 +354,94 @@ private Q_SLOTS:
         QVERIFY(after.isGranted);
         QVERIFY(after.token > before);
         backend.closeSession(s);
+    }
+
+    void restoredSnapshotKeepsTokensIncreasing_data()
+    {
+        QTest::addColumn<bool>("freshFirst");
+        QTest::newRow("a new client first") << true;
+        QTest::newRow("a client that lived through it first") << false;
+    }
+
+    // etcd 3.4's snapshot restore takes the store back to the snapshot's revision: the
+    // tokens handed out after the snapshot was taken must still stay below the next ones,
+    // whether the first client after the restore is a new one (it knows nothing of the
+    // lost history) or one whose session lived through it (its session is in the snapshot).
+    void restoredSnapshotKeepsTokensIncreasing()
+    {
+        QFETCH(bool, freshFirst);
+        EtcdServer server;
+        if (!server.start())
+            QFAIL(qPrintable(server.errorString()));
+        const QStringList endpoints{server.endpoint()};
+        const auto n = leaseName("restore.lock");
+        qint64 highest = 0;
+        const auto cycle = [&](Backend &b, const QSimbaSessionId &s, const QSimbaLeaseName &name) {
+            const auto r = b.acquire(s, {name}).value(name);
+            if (!r.isGranted || r.token <= highest)
+                return false;
+            highest = r.token;
+            b.release(s, {{name, r.token}});
+            return true;
+        };
+        const auto newClientCycles = [&](int sessions) {
+            for (int i = 0; i < sessions; ++i) {
+                Backend b(optionsFor(endpoints));
+                const auto s = b.openSession(2s).id;
+                if (!cycle(b, s, n))
+                    return false;
+                b.closeSession(s);
+            }
+            return true;
+        };
+
+        Backend survivor(optionsFor(endpoints));
+        const auto kept = survivor.openSession(30s).id; // in the snapshot: it lives on after the restore
+        for (int i = 0; i < 5; ++i)
+            QVERIFY(cycle(survivor, kept, n));
+        QVERIFY(newClientCycles(3));
+        const QString snapshot = server.dir() + QStringLiteral("/snapshot.db");
+        QVERIFY2(server.saveSnapshot(snapshot), qPrintable(server.errorString()));
+        const qint64 inSnapshot = highest;
+
+        // Terms after the snapshot: the restore forgets them, their tokens must not come back.
+        for (int i = 0; i < 10; ++i)
+            QVERIFY(cycle(survivor, kept, n));
+        QVERIFY(newClientCycles(3));
+        QVERIFY(highest > inSnapshot);
+        const qint64 before = highest;
+
+        QVERIFY2(server.restoreSnapshot(snapshot), qPrintable(server.errorString()));
+        QVERIFY2(revisionOf(server) < before, "the restore did not take the store back");
+
+        const auto freshTerm = [&] {
+            Backend fresh(optionsFor(endpoints));
+            const auto s = fresh.openSession(2s).id;
+            const auto r = fresh.acquire(s, {n}).value(n);
+            fresh.release(s, {{n, r.token}});
+            fresh.closeSession(s);
+            return r;
+        };
+        const auto survivorTerm = [&] {
+            const auto m = leaseName("other.lock"); // any name: tokens are per prefix
+            const auto r = survivor.acquire(kept, {m}).value(m);
+            survivor.release(kept, {{m, r.token}});
+            return r;
+        };
+        const auto first = freshFirst ? freshTerm() : survivorTerm();
+        QVERIFY(first.isGranted);
+        QVERIFY2(first.token > before, qPrintable(QStringLiteral("token %1 after the restore, %2 before").arg(first.token).arg(before)));
+        const auto second = freshFirst ? survivorTerm() : freshTerm();
+        QVERIFY(second.isGranted);
+        QVERIFY2(second.token > first.token, qPrintable(QStringLiteral("token %1 after %2").arg(second.token).arg(first.token)));
+        QVERIFY2(second.token - first.token < (qint64(1) << 40), "one restore moved the floor twice");
+        // The session from before the snapshot still releases what it takes.
+        const auto again = survivor.acquire(kept, {n}).value(n);
+        QVERIFY(again.isGranted);
+        QVERIFY(again.token > second.token);
+        survivor.release(kept, {{n, again.token}});
+        QVERIFY(!survivor.keepAlive(kept, 30s, {}).owned.contains(n));
+        survivor.closeSession(kept);
     }
 
     // etcd deletes an expired session's keys: its names are hinted Released, its groups

@@ -56,7 +56,13 @@ class tst_Groups : public QObject
     QHash<int, int> placement()
     {
         QMutexLocker lock(&mutex);
-        return running;
+        // A deep copy: a shared one dropped after the lock would let a work thread change
+        // the table in place (QHash checks its reference count with a relaxed load) with
+        // nothing ordering that after this thread's reads (seen by ThreadSanitizer).
+        QHash<int, int> copy;
+        for (auto it = running.cbegin(); it != running.cend(); ++it)
+            copy.insert(it.key(), it.value());
+        return copy;
     }
 
     //! The placement rendezvous hashing gives for the nodes' sessions.

@@ -7,6 +7,8 @@
 // answer arrives and ends at its release or at the session's local deadline
 // t_send + remaining × (1 − 0.01) − 50 ms, whichever is first. Now and then it "crashes":
 // abandons its session without releasing, and holds its term until that deadline.
+//   qsimba_sqlcontender hold URL NAME LEASE_MS
+// Takes NAME, prints "HELD <token>" and keeps its session alive until it is killed.
 #include "qsimbaerror.h"
 #include "qsimbasqlleasebackend.h"
 
@@ -57,6 +59,31 @@ int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
     const QStringList args = app.arguments();
+    if (args.size() == 5 && args.at(1) == QLatin1String("hold")) {
+        // qsimba_sqlcontender hold URL NAME LEASE_MS: takes NAME, prints "HELD <token>", keeps
+        // the session alive until killed.
+        const auto backend = QSimbaSqlLeaseBackend::fromUrl(QUrl(args.at(2)));
+        const auto name = QSimbaLeaseName::of(args.at(3));
+        const milliseconds lease(args.at(4).toLongLong());
+        try {
+            const auto session = backend->openSession(lease).id;
+            const auto r = backend->acquire(session, {name}).value(name);
+            if (!r.isGranted) {
+                QTextStream(stderr) << "hold: " << args.at(3) << " is held by " << r.holder.toString() << '\n';
+                return 1;
+            }
+            QTextStream(stdout) << "HELD " << r.token << Qt::endl;
+            for (;;) {
+                QEventLoop loop;
+                QTimer::singleShot(lease / 3, Qt::PreciseTimer, &loop, &QEventLoop::quit);
+                loop.exec();
+                backend->keepAlive(session, lease, {name});
+            }
+        } catch (const QSimbaError &e) {
+            QTextStream(stderr) << "hold: " << e.message() << '\n';
+            return 1;
+        }
+    }
     if (args.size() != 6) {
         QTextStream(stderr) << "usage: qsimba_sqlcontender URL NAME RUN_MS LEASE_MS SEED\n";
         return 2;

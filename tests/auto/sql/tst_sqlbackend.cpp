@@ -73,6 +73,8 @@ private Q_SLOTS:
                                                    << QStringLiteral("statementTimeout has a malformed value '5'");
         QTest::newRow("zero statementTimeout") << QStringLiteral("sqlite:///x.db?statementTimeout=0ms")
                                                << QStringLiteral("statementTimeout must be at least 1ms");
+        QTest::newRow("long hintInterval") << QStringLiteral("mysql://h/db?hintInterval=2s")
+                                           << QStringLiteral("hintInterval must be from 1ms to 1s, got 2000ms");
         QTest::newRow("bad prefix") << QStringLiteral("postgresql://u:secret@h/db?prefix=My-App")
                                     << QStringLiteral("prefix 'My-App'");
         QTest::newRow("empty prefix") << QStringLiteral("sqlite:///x.db?prefix=") << QStringLiteral("prefix ''");
@@ -140,6 +142,8 @@ private Q_SLOTS:
         QCOMPARE(defaults.tablePrefix, QStringLiteral("simba_"));
         QCOMPARE(defaults.connectTimeout, 2000ms);
         QCOMPARE(defaults.statementTimeout, 2000ms);
+        QCOMPARE(defaults.hintInterval, 5ms);
+        QCOMPARE(Backend::optionsFromUrl(QUrl(QStringLiteral("mysql://h/db?hintInterval=20ms"))).hintInterval, 20ms);
 
         const auto sqlite = Backend::optionsFromUrl(QUrl(QStringLiteral("sqlite:///var/lib/app/simba.db")));
         QCOMPARE(sqlite.driver, Backend::Driver::Sqlite);
@@ -186,9 +190,9 @@ private Q_SLOTS:
     void capabilitiesPerDatabase()
     {
         const auto sqlite = Backend::fromUrl(QUrl(QStringLiteral("sqlite:///x.db")))->capabilities();
-        QVERIFY(!sqlite.releaseHints && !sqlite.membershipHints && sqlite.inspection);
+        QVERIFY(sqlite.releaseHints && sqlite.membershipHints && sqlite.inspection);
         const auto mysql = Backend::fromUrl(QUrl(QStringLiteral("mysql://h/db")))->capabilities();
-        QVERIFY(!mysql.releaseHints && !mysql.membershipHints && mysql.inspection);
+        QVERIFY(mysql.releaseHints && mysql.membershipHints && mysql.inspection);
         const auto pg = Backend::fromUrl(QUrl(QStringLiteral("postgresql://h/db")))->capabilities();
         QVERIFY(pg.releaseHints && pg.membershipHints && pg.inspection);
     }

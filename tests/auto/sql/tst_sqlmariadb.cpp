@@ -43,7 +43,7 @@ protected:
     QString lockWaitersQuery() const override
     {
         // Statements running (here: waiting for a row) inside a call's transaction.
-        return QStringLiteral("SELECT count(*) FROM information_schema.processlist WHERE info LIKE 'INSERT IGNORE INTO %'");
+        return QStringLiteral("SELECT count(*) FROM information_schema.processlist WHERE info LIKE 'INSERT IGNORE INTO %' OR info LIKE 'UPDATE %'");
     }
     QString adminValue(const QString &sql) const override
     {
