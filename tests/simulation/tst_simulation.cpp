@@ -546,7 +546,7 @@ private:
         for (const auto &w : m_work) {
             if (w.exited || w.term->name != term->name || w.term == term)
                 continue;
-            const auto reason = QSimbaTerm(w.term).revoked();
+            const auto reason = QSimbaTermPrivate::handle(w.term).revoked();
             const bool handover = reason.isFinished() && reason.resultCount() > 0
                                   && (reason.result() == Reason::Stopped || reason.result() == Reason::SteppedDown);
             if (handover && m_clients[w.client]->local->now() < w.term->deadline() && !m_dropped.count(name))

@@ -152,6 +152,8 @@ QSimba::QSimba(Builder &&builder, QObject *parent) : QObject(parent), d_ptr(new 
     Options options;
     options.config = b.config;
     options.ticker = b.ticker;
+    // Where wall-clock time enters: the engine stamps its events from this pair.
+    options.wallClock = {b.ticker->now(), QDateTime::currentDateTimeUtc()};
     options.seed = QRandomGenerator::system()->generate64();
     options.metadata = b.metadata;
     d->backendMetrics = std::make_shared<QSimbaBackendMetrics>(b.backend->describe());
@@ -259,13 +261,18 @@ void QSimbaLink::post(QSimbaRuntime::Input input)
         runtime->post(std::move(input));
 }
 
+void QSimbaLink::post(QSimbaEngine::Input input)
+{
+    post([input = std::move(input)](Core &core, Nanos now) { core.handle(now, input); });
+}
+
 void QSimbaLink::startElection(const QSimbaLeaseName &name, bool withWork)
 {
     if (shutDown.load())
         return;
     bool started = true;
     runtime->runBlocking([&](Core &core, Nanos now) {
-        started = core.startElection(now, name, Kind::Election, false, withWork);
+        started = core.handle(now, In::StartElection{name, Kind::Election, /*oneTerm=*/false, withWork});
     });
     if (!started)
         throw QSimbaIllegalStateError(
@@ -319,7 +326,7 @@ Taken QSimbaPrivate::perform(const Task &task)
         if (work && task.term->beginWork())
             link->startWork(task.term, work->first, work->second);
         else
-            link->post([term = task.term](Core &core, Nanos now) { core.workExited(now, term->name, term->token); });
+            link->post(In::WorkExited{task.term->name, task.term->token});
     }
     QSimbaElection *election = nullptr;
     {
@@ -328,7 +335,7 @@ Taken QSimbaPrivate::perform(const Task &task)
     }
     if (!election)
         return Taken::Yes;
-    auto *ed = election->d_func();
+    auto *ed = QSimbaElectionPrivate::get(election);
     switch (task.type) {
     case Task::Type::Status: {
         {
@@ -339,7 +346,7 @@ Taken QSimbaPrivate::perform(const Task &task)
         break;
     }
     case Task::Type::Elected: {
-        const QSimbaTerm term(task.term);
+        const QSimbaTerm term = QSimbaTermPrivate::handle(task.term);
         QSimbaElection::ElectedCallback callback;
         {
             QMutexLocker lock(&ed->mutex);
@@ -352,7 +359,7 @@ Taken QSimbaPrivate::perform(const Task &task)
         break;
     }
     case Task::Type::Revoked: {
-        const QSimbaTerm term(task.term);
+        const QSimbaTerm term = QSimbaTermPrivate::handle(task.term);
         QSimbaElection::RevokedCallback callback;
         {
             QMutexLocker lock(&ed->mutex);
@@ -454,9 +461,9 @@ QFuture<void> QSimba::closeAsync()
     {
         QMutexLocker lock(&d->electionsMutex);
         for (auto *e : std::as_const(d->elections))
-            e->d_func()->started = false;
+            QSimbaElectionPrivate::get(e)->started = false;
     }
-    d->link->post([closedId, afterId](Core &core, Nanos now) { core.close(now, closedId, afterId); });
+    d->link->post(In::Close{{afterId, closedId}});
     Q_EMIT closedChanged(true);
     return afterFuture;
 }

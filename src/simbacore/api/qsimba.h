@@ -101,11 +101,6 @@ Q_SIGNALS:
 
 private:
     explicit QSimba(Builder &&builder, QObject *parent);
-    friend class QSimbaElection;
-    friend class QSimbaElectionPrivate;
-    friend class QSimbaLockPrivate;
-    friend class QSimbaPartitionGroup;
-    friend struct QSimbaElectionTasks;
     Q_DECLARE_PRIVATE(QSimba)
     std::unique_ptr<QSimbaPrivate> const d_ptr;
 };

@@ -58,7 +58,7 @@ void QSimbaElection::start()
 void QSimbaElection::start(ElectedCallback onElected, RevokedCallback onRevoked)
 {
     Q_D(QSimbaElection);
-    auto *cd = d->client->d_func();
+    auto *cd = QSimbaPrivate::get(d->client);
     cd->ensureOpen("QSimbaElection::start");
     if (d->started)
         throw QSimbaIllegalStateError(QStringLiteral("election \"%1\" is already started").arg(d->name.toString()));
@@ -75,7 +75,7 @@ void QSimbaElection::start(ElectedCallback onElected, RevokedCallback onRevoked)
 QFuture<void> QSimbaElection::stop()
 {
     Q_D(QSimbaElection);
-    auto *cd = d->client->d_func();
+    auto *cd = QSimbaPrivate::get(d->client);
     if (cd->link->shutDown)
         return QtFuture::makeReadyFuture();
     auto [id, future] = cd->link->newPromise();
@@ -84,7 +84,7 @@ QFuture<void> QSimbaElection::stop()
         QMutexLocker lock(&cd->link->worksMutex);
         cd->link->works.remove(name);
     }
-    cd->link->post([name, id](Core &core, Nanos now) { core.stopElection(now, name, id); });
+    cd->link->post(In::StopElection{name, Completion::of(id)});
     if (d->started) {
         d->started = false;
         Q_EMIT startedChanged(false);
@@ -98,12 +98,12 @@ QFuture<void> QSimbaElection::stepDown(std::chrono::nanoseconds cooldown)
     if (cooldown.count() < 0)
         throw QSimbaInvalidArgumentError(QStringLiteral("stepDown of \"%1\": the cooldown must not be negative, got %2")
                                              .arg(d->name.toString(), QSimbaDuration::format(cooldown)));
-    auto *cd = d->client->d_func();
+    auto *cd = QSimbaPrivate::get(d->client);
     if (cd->link->shutDown)
         return QtFuture::makeReadyFuture();
     auto [id, future] = cd->link->newPromise();
     const auto name = d->name;
-    cd->link->post([name, id, cooldown](Core &core, Nanos now) { core.stepDown(now, name, cooldown, id); });
+    cd->link->post(In::StepDown{name, cooldown, Completion::of(id)});
     return future;
 }
 

@@ -79,8 +79,6 @@ Q_SIGNALS:
 
 private:
     friend class QSimba;
-    friend class QSimbaPrivate;
-    friend struct QSimbaElectionTasks;
     QSimbaElection(QSimba *client, const QSimbaLeaseName &name);
     QString nameString() const { return name().toString(); }
     Q_DECLARE_PRIVATE(QSimbaElection)

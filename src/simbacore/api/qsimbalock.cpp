@@ -27,13 +27,13 @@ public:
     QSimba *client = nullptr;
     QSimbaLeaseName name;
 
-    QSimbaLink &link() const { return *client->d_func()->link; }
-    std::shared_ptr<QSimbaLink> linkPtr() const { return client->d_func()->link; }
+    QSimbaLink &link() const { return *QSimbaPrivate::get(client)->link; }
+    std::shared_ptr<QSimbaLink> linkPtr() const { return QSimbaPrivate::get(client)->link; }
 
     QSimbaLockTerm makeTerm(const TermPtr &term) const
     {
         auto d = std::make_shared<QSimbaLockTermPrivate>();
-        d->term = QSimbaTerm(term);
+        d->term = QSimbaTermPrivate::handle(term);
         d->link = linkPtr();
         return QSimbaLockTerm(d);
     }
@@ -103,7 +103,7 @@ TermPtr QSimbaLockPrivate::attempt(std::chrono::nanoseconds timeout, bool tryOnc
         return Answer::Accepted;
     }, /*direct=*/true);
     const auto n = name;
-    l.post([n, id, timeout, tryOnce](Core &core, Nanos now) { core.acquireLock(now, n, id, timeout, tryOnce); });
+    l.post(In::AcquireLock{n, id, timeout, tryOnce});
     // The engine may answer on the thread that feeds it (the backend thread, say) while it
     // holds the core: shared->mutex is never held here while feeding it.
     QMutexLocker lock(&shared->mutex);
@@ -111,7 +111,7 @@ TermPtr QSimbaLockPrivate::attempt(std::chrono::nanoseconds timeout, bool tryOnc
         QSimbaTsan::wait(shared->done, &shared->mutex, QDeadlineTimer(std::chrono::milliseconds(50)));
         if (!shared->answered && QThread::currentThread()->isInterruptionRequested()) {
             lock.unlock();
-            l.post([n, id](Core &core, Nanos now) { core.cancelLock(now, n, id); });
+            l.post(In::CancelLock{n, id});
             if (l.cancel(id))
                 throw QSimbaInterruptedError(QStringLiteral("acquire of lock \"%1\" interrupted").arg(n.toString()));
             // Answered meanwhile: a term won is released by its handle going away.
@@ -188,7 +188,7 @@ void QSimbaLockPrivate::watchCancel(const QFuture<T> &future, quint64 id, std::s
             QSimbaHandOverReceiver::post(a.dropper, [w = std::exchange(a.watcher, nullptr)] { w->deleteLater(); });
     };
     QObject::connect(watcher, &QFutureWatcher<void>::canceled, watcher, [link, n, id, attempt, drop] {
-        link->post([n, id](Core &core, Nanos now) { core.cancelLock(now, n, id); });
+        link->post(In::CancelLock{n, id});
         std::shared_ptr<QSimbaLockTermPrivate> won;
         {
             QMutexLocker lock(&attempt->mutex);
@@ -260,7 +260,7 @@ QFuture<QSimbaLockTerm> QSimbaLock::acquireAsync(std::chrono::nanoseconds timeou
         return Answer::Accepted;
     }, false);
     const auto n = d->name;
-    l.post([n, id, timeout](Core &core, Nanos now) { core.acquireLock(now, n, id, timeout, false); });
+    l.post(In::AcquireLock{n, id, timeout, /*tryOnce=*/false});
     d->watchCancel(future, id, attempt);
     return future;
 }
@@ -303,7 +303,7 @@ QFuture<std::optional<QSimbaLockTerm>> QSimbaLock::tryAcquireAsync()
     }, false);
     const auto n = d->name;
     const Nanos lease = l.config.leaseDuration();
-    l.post([n, id, lease](Core &core, Nanos now) { core.acquireLock(now, n, id, lease, true); });
+    l.post(In::AcquireLock{n, id, lease, /*tryOnce=*/true});
     d->watchCancel(future, id, attempt);
     return future;
 }

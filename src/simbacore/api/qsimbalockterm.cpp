@@ -69,10 +69,7 @@ QFuture<void> QSimbaLockTerm::releaseAsync()
             const QFuture<void> released = d->released;
             // Fed outside the term's mutex: the engine may run on this thread now.
             lock.unlock();
-            link->post([name, token, asyncId, directId](Core &core, Nanos now) {
-                core.releaseLock(now, name, token, asyncId);
-                core.releaseLock(now, name, token, directId);
-            });
+            link->post(In::ReleaseLock{name, token, {asyncId, directId}});
             return released;
         }
     }

@@ -11,13 +11,15 @@
 using namespace QSimbaEngine;
 
 /*
- * Stops a task once: \a stop is given two promises, one completed on the callback executor
- * (stop()'s future) and one on the engine thread (what close() waits for).
+ * Stops a task once: \a stop builds the input that stops it, given two promises, one
+ * completed on the callback executor (stop()'s future) and one on the engine thread (what
+ * close() waits for).
  */
 class QSimbaTaskStopper
 {
 public:
-    using Stop = std::function<void(Core &, Nanos, quint64 promise)>;
+    //! The input that stops the task, completing \a done.
+    using Stop = std::function<Input(const Completion &done)>;
     QSimbaTaskStopper(std::weak_ptr<QSimbaLink> link, Stop stop, std::function<void()> onStop)
         : m_link(std::move(link)), m_stop(std::move(stop)), m_onStop(std::move(onStop)) {}
 
@@ -39,10 +41,7 @@ public:
         auto [directId, directFuture] = link->newPromise(/*direct=*/true);
         m_future = asyncFuture;
         m_direct = directFuture;
-        link->post([stop = m_stop, asyncId, directId](Core &core, Nanos now) {
-            stop(core, now, asyncId);
-            stop(core, now, directId);
-        });
+        link->post(m_stop(Completion{asyncId, directId}));
         return m_future;
     }
 
@@ -107,8 +106,8 @@ void QSimbaLeaderTask::close() { m_stopper->close(); }
 std::unique_ptr<QSimbaLeaderTask> QSimbaElectionTasks::start(QSimbaElection *election, QSimbaLink::Work work,
                                                               std::optional<QSimbaSchedule> schedule)
 {
-    auto *ed = election->d_func();
-    auto *cd = ed->client->d_func();
+    auto *ed = QSimbaElectionPrivate::get(election);
+    auto *cd = QSimbaPrivate::get(ed->client);
     cd->ensureOpen("QSimbaElection::runWhileLeader");
     if (ed->started)
         throw QSimbaIllegalStateError(QStringLiteral("election \"%1\" is already started").arg(ed->name.toString()));
@@ -131,14 +130,14 @@ std::unique_ptr<QSimbaLeaderTask> QSimbaElectionTasks::start(QSimbaElection *ele
     Q_EMIT election->startedChanged(true);
     QPointer<QSimbaElection> guard(election);
     auto stopper = std::make_unique<QSimbaTaskStopper>(
-        link, [name](Core &core, Nanos now, quint64 promise) { core.stopElection(now, name, promise); },
+        link, [name](const Completion &done) -> Input { return In::StopElection{name, done}; },
         [guard, link, name] {
             {
                 QMutexLocker lock(&link->worksMutex);
                 link->works.remove(name);
             }
-            if (guard && guard->d_func()->started) {
-                guard->d_func()->started = false;
+            if (guard && QSimbaElectionPrivate::get(guard)->started) {
+                QSimbaElectionPrivate::get(guard)->started = false;
                 Q_EMIT guard->startedChanged(false);
             }
         });
@@ -175,7 +174,7 @@ std::unique_ptr<QSimbaGroupTask> QSimbaPartitionGroup::schedule(const QSimbaSche
 
 std::unique_ptr<QSimbaGroupTask> QSimbaPartitionGroup::start(Work work, std::optional<QSimbaSchedule> schedule)
 {
-    auto *cd = m_client->d_func();
+    auto *cd = QSimbaPrivate::get(m_client);
     cd->ensureOpen("QSimbaPartitionGroup::runWhileLeader");
     if (m_running)
         throw QSimbaIllegalStateError(QStringLiteral("group \"%1\" already runs a task").arg(m_name));
@@ -189,10 +188,10 @@ std::unique_ptr<QSimbaGroupTask> QSimbaPartitionGroup::start(Work work, std::opt
         link->groupWorks.insert(group, {std::move(work), schedule});
     }
     m_running = true;
-    link->post([group, partitions](Core &core, Nanos now) { core.startGroup(now, group, partitions); });
+    link->post(In::StartGroup{group, partitions});
     QPointer<QSimbaPartitionGroup> guard(this);
     auto stopper = std::make_unique<QSimbaTaskStopper>(
-        link, [group](Core &core, Nanos now, quint64 promise) { core.stopGroup(now, group, promise); },
+        link, [group](const Completion &done) -> Input { return In::StopGroup{group, done}; },
         [guard, link, group] {
             {
                 QMutexLocker lock(&link->worksMutex);

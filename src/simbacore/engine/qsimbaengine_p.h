@@ -2,12 +2,11 @@
 // Private header: not installed, not part of the API.
 #pragma once
 
+#include "qsimbaenginecall_p.h"
+#include "qsimbaengineeffect_p.h"
+#include "qsimbaengineinput_p.h"
+
 #include "qsimbaconfig.h"
-#include "qsimbaelection.h"
-#include "qsimbaevent.h"
-#include "qsimbaleasebackend.h"
-#include "qsimbasnapshot.h"
-#include "qsimbaterm_p.h"
 
 #include <QtCore/QHash>
 #include <QtCore/QString>
@@ -33,128 +32,38 @@
  * previous answered (session, releases, closing old sessions, groups, acquires).
  * Callback tasks run one at a time per stream (an election, or "" for events), in order;
  * the engine's progress never waits for them.
+ *
+ * The class is one, its definition is spread over files of one concept each:
+ *   qsimbaengine.cpp            the router: inputs in, the pump, which call goes out next
+ *   qsimbaengineinput.cpp       the inputs as text (describe)
+ *   qsimbaenginesession.cpp     the session: open, renew, the local deadline, loss
+ *   qsimbaenginecandidates.cpp  contending: when each name is tried, batched acquires, hints
+ *   qsimbaengineslot.cpp        one name's term: win, loss, the handover, what comes after
+ *   qsimbaenginelocks.cpp       lock waiters and how a term is handed to one
+ *   qsimbaenginegroups.cpp      partition groups: join, members, assignment, leave
+ *   qsimbaenginedeliveries.cpp  callback streams: deliveries, events, promises
  */
 namespace QSimbaEngine {
-
-using Nanos = std::chrono::nanoseconds;
-using Millis = std::chrono::milliseconds;
-using Kind = QSimbaElection::Kind;
-using Status = QSimbaElection::Status;
-using Reason = QSimbaTerm::RevokeReason;
-using SessionStatus = QSimbaSessionSnapshot::Status;
-using TermPtr = std::shared_ptr<QSimbaTermPrivate>;
-using Backend = QSimbaLeaseBackend;
-
-// Backend calls, as data.
-struct OpenSession { Millis lease; QMap<QString, QString> metadata; };
-struct KeepAlive { QSimbaSessionId session; Millis lease; QSet<QSimbaLeaseName> held; };
-struct Acquire { QSimbaSessionId session; QSet<QSimbaLeaseName> names; };
-struct Release { QSimbaSessionId session; QHash<QSimbaLeaseName, qint64> leases; };
-struct CloseSession { QSimbaSessionId session; };
-struct Join { QSimbaSessionId session; QString group; };
-struct Leave { QSimbaSessionId session; QString group; };
-struct Members { QString group; };
-using Call = std::variant<OpenSession, KeepAlive, Acquire, Release, CloseSession, Join, Leave, Members>;
-
-struct Reply
-{
-    enum class Error { None, SessionExpired, Failed };
-    Error error = Error::None;
-    QString message;
-    std::variant<std::monostate, Backend::SessionGrant, Backend::KeepAliveResult,
-                 QHash<QSimbaLeaseName, Backend::AcquireResult>, QList<QSimbaSessionId>>
-        value;
-};
-
-//! Runs \a call on \a backend, turning its errors into a Reply. Blocks as the backend does.
-Reply execute(Backend &backend, const Call &call);
-QString describe(const Call &call);
-
-//! Promise ids with this bit are resolved at once by the engine (Effect::Resolve), for
-//! blocking waits; the others complete on the callback executor, after earlier callbacks.
-constexpr quint64 DirectPromise = quint64(1) << 63;
-
-//! Why a promise failed (Complete tasks and Resolve effects).
-enum class Failure { None, Timeout, Closed, Busy };
-
-//! How the runner of a lock result's Complete task took it.
-enum class Taken {
-    Yes,     //!< the caller holds the term now
-    Retry,   //!< the term ended before it could be handed over: answer the waiter again later
-    Release, //!< the caller is gone (cancelled): release the term won for it
-};
-
-//! A unit of work for the callback executor.
-struct Task
-{
-    enum class Type { Status, Elected, Revoked, Event, Complete };
-    Type type = Type::Event;
-    QSimbaLeaseName name;
-    Status status = Status::Idle;
-    TermPtr term;
-    Reason reason = Reason::Stopped;
-    QSimbaEvent event;
-    quint64 promise = 0; //!< Complete
-    Failure failure = Failure::None; //!< Complete: how the promise fails
-    //! Complete of a lock waiter: the term won (null: none). The task's runner answers
-    //! declined when the term already ended or the waiter was cancelled.
-    bool lockResult = false;
-    bool withWork = false; //!< Elected: the term's leader work starts now
-    QString group;         //!< Elected of a partition: its group and partition
-    int partition = -1;
-};
-
-struct Effect
-{
-    enum class Type {
-        CallBackend, //!< run `call` on the backend thread, answer backendReplied(callId, …)
-        RunTask,     //!< run `task` on the callback executor, answer taskFinished(stream, …)
-        Resolve,     //!< complete promise `promise` now (nobody waits on a callback for it)
-    };
-    Type type = Type::Resolve;
-    quint64 callId = 0;
-    Call call;
-    QString stream;
-    Task task;
-    quint64 promise = 0;
-    Failure failure = Failure::None; //!< Resolve
-    TermPtr term;                    //!< Resolve of a lock waiter: the term won
-
-    static Effect callBackend(quint64 id, Call call)
-    {
-        Effect e;
-        e.type = Type::CallBackend;
-        e.callId = id;
-        e.call = std::move(call);
-        return e;
-    }
-    static Effect runTask(const QString &stream, Task task)
-    {
-        Effect e;
-        e.type = Type::RunTask;
-        e.stream = stream;
-        e.task = std::move(task);
-        return e;
-    }
-    static Effect resolve(quint64 promise, TermPtr term = {}, Failure failure = Failure::None)
-    {
-        Effect e;
-        e.type = Type::Resolve;
-        e.promise = promise;
-        e.term = std::move(term);
-        e.failure = failure;
-        return e;
-    }
-};
 
 struct Options
 {
     QSimbaConfig config;
-    std::shared_ptr<QSimbaTicker> ticker; //!< read by terms for isValid(); the core itself only uses `now`
+    //! Required: read by the terms for isValid(); the core itself reads no clock, only `now`.
+    std::shared_ptr<QSimbaTicker> ticker;
     quint64 seed = 0;                     //!< for the jitter
     QMap<QString, QString> metadata;      //!< sent with openSession
     //! Observes every term the moment it is granted (the simulation checks them).
     std::function<void(const TermPtr &)> onTermGranted;
+    //! The wall-clock time at one ticker time (taken where time enters the client): events
+    //! are stamped wall + (now - ticks), for display. Not set: events have a null time.
+    struct WallClock
+    {
+        Nanos ticks{0};
+        QDateTime wall;
+    } wallClock;
+    //! Observes every input before it is handled: a trace of (now, input) pairs replays the
+    //! run into a core built with the same options.
+    std::function<void(Nanos, const Input &)> onInput;
 };
 
 class Core
@@ -165,42 +74,58 @@ public:
     explicit Core(Options options);
     ~Core();
 
-    // Inputs. Each may add effects; call takeEffects() after.
-    void start(Nanos now);
-    //! \a withWork: every term runs leader work, started when elected is delivered; the
-    //! handover waits for workExited() (up to the term's deadline).
-    //! Returns false (and does nothing) when the name is used by a lock of this client.
-    bool startElection(Nanos now, const QSimbaLeaseName &name, Kind kind, bool oneTerm = false,
-                       bool withWork = false);
-    void stopElection(Nanos now, const QSimbaLeaseName &name, quint64 promise);
-    void stepDown(Nanos now, const QSimbaLeaseName &name, Nanos cooldown, quint64 promise);
+    //! The one entry of every input (qsimbaengineinput_p.h), stamped \a now by the caller.
+    //! It may add effects: call takeEffects() after. Returns false when the input was
+    //! refused (a StartElection of a name a lock of this client holds or wants).
+    bool handle(Nanos now, const Input &input);
+
+    // The inputs as calls, for drivers and tests: each builds its Input for handle().
+    void start(Nanos now) { handle(now, In::Start{}); }
+    void tick(Nanos now) { handle(now, In::Tick{}); }
+    bool startElection(Nanos now, const QSimbaLeaseName &name, Kind kind, bool oneTerm = false, bool withWork = false)
+    {
+        return handle(now, In::StartElection{name, kind, oneTerm, withWork});
+    }
+    void stopElection(Nanos now, const QSimbaLeaseName &name, quint64 promise)
+    {
+        handle(now, In::StopElection{name, Completion::of(promise)});
+    }
+    void stepDown(Nanos now, const QSimbaLeaseName &name, Nanos cooldown, quint64 promise)
+    {
+        handle(now, In::StepDown{name, cooldown, Completion::of(promise)});
+    }
     //! \a closed resolves when the session is closed (the engine's part, for blocking
     //! waits); \a afterCallbacks completes on the events stream after the last callback.
-    void close(Nanos now, quint64 closed, quint64 afterCallbacks);
-    void backendReplied(Nanos now, quint64 callId, const Reply &reply);
-    void hint(Nanos now, const Backend::Hint &hint);
-    //! \a rejected: the executor refused the task; \a taken: how a lock result was taken.
-    void taskFinished(Nanos now, const QString &stream, bool rejected, Taken taken = Taken::Yes);
-    //! The leader work of a term exited (or never started).
-    void workExited(Nanos now, const QSimbaLeaseName &name, qint64 token);
-    //! One run of a term's leader work returned or threw: publishes WorkCompleted, then
-    //! workExited() when \a exited (a schedule's loop goes on after a failed run).
+    void close(Nanos now, quint64 closed, quint64 afterCallbacks) { handle(now, In::Close{{afterCallbacks, closed}}); }
+    void backendReplied(Nanos now, quint64 callId, const Reply &reply) { handle(now, In::BackendReplied{callId, reply}); }
+    void hint(Nanos now, const Backend::Hint &hint) { handle(now, In::Hint{hint}); }
+    void taskFinished(Nanos now, const QString &stream, bool rejected, Taken taken = Taken::Yes)
+    {
+        handle(now, In::Delivered{stream, rejected, taken});
+    }
+    void workExited(Nanos now, const QSimbaLeaseName &name, qint64 token) { handle(now, In::WorkExited{name, token}); }
     void workFinished(Nanos now, const TermPtr &term, QSimbaEvent::WorkOutcome outcome, const QString &error,
-                      bool exited = true);
+                      bool exited = true)
+    {
+        handle(now, In::WorkFinished{term, outcome, error, exited});
+    }
+    void acquireLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter, Nanos timeout, bool tryOnce)
+    {
+        handle(now, In::AcquireLock{name, waiter, timeout, tryOnce});
+    }
+    void cancelLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter) { handle(now, In::CancelLock{name, waiter}); }
+    void releaseLock(Nanos now, const QSimbaLeaseName &name, qint64 token, quint64 promise)
+    {
+        handle(now, In::ReleaseLock{name, token, Completion::of(promise)});
+    }
+    void startGroup(Nanos now, const QString &group, int partitions) { handle(now, In::StartGroup{group, partitions}); }
+    void stopGroup(Nanos now, const QString &group, quint64 promise)
+    {
+        handle(now, In::StopGroup{group, Completion::of(promise)});
+    }
 
-    // Locks: waiters of one name take its terms one at a time, in order.
-    //! \a timeout: Never waits without end; \a tryOnce: answers no term (null) once an
-    //! attempt was answered HeldBy, or the lease is held by this client.
-    void acquireLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter, Nanos timeout, bool tryOnce);
-    void cancelLock(Nanos now, const QSimbaLeaseName &name, quint64 waiter);
-    void releaseLock(Nanos now, const QSimbaLeaseName &name, qint64 token, quint64 promise);
-
-    // Partition groups: join, follow the members, contend for the partitions assigned here.
-    void startGroup(Nanos now, const QString &group, int partitions);
-    void stopGroup(Nanos now, const QString &group, quint64 promise);
+    // Queries: they change nothing.
     QSet<int> groupPartitions(const QString &group) const;
-    void tick(Nanos now);
-
     Nanos nextWakeup() const;
     std::vector<Effect> takeEffects();
     QSimbaSnapshot snapshot(Nanos now) const;
@@ -222,40 +147,68 @@ private:
         bool cancelled = false;
         bool attempted = false; // an attempt for it was answered: its timeout may end it
     };
-    //! What a start asked for: applied at once when idle, after the handover otherwise.
-    struct Contention
+    /*
+     * What differs between an election, a lock and a partition: what a start asked for
+     * (applied at once when idle, after the handover otherwise), and what follows a term.
+     * Who gets a term differs too: a lock's term goes to its first waiter
+     * (qsimbaenginelocks.cpp), a partition's to the group's leader work.
+     */
+    struct Policy
     {
         Kind kind = Kind::Election;
-        bool oneTerm = false;
-        bool withWork = false;
+        bool oneTerm = false;  // a lock: one term per start, then idle
+        bool withWork = false; // every term runs leader work; its handover waits for it
+
+        //! What follows a term that ended asking for \a after: a one-term slot goes idle,
+        //! except a lock that steps down for a cooldown (a rejected delivery).
+        After afterTerm(After after) const
+        {
+            const bool lockCooldown = kind == Kind::Lock && after == After::Cooldown;
+            return oneTerm && !lockCooldown ? After::Idle : after;
+        }
+        //! A lock contends on while an acquire \a waiting (after a cooldown, if any), and
+        //! has no cooldown to sit out when none waits.
+        After whileWaiting(After after, bool waiting) const
+        {
+            if (kind != Kind::Lock)
+                return after;
+            if (waiting && after == After::Idle)
+                return After::Candidate;
+            if (!waiting && after == After::Cooldown)
+                return After::Idle;
+            return after;
+        }
     };
-    struct Election
+    /*
+     * Where a handover is (phase Handover). The order is fixed: (1) the term is revoked and
+     * (2) the leader work may run until it exits or the term's deadline (AwaitingWork),
+     * (3) revoked is queued and (4) the lease is released (Releasing); then `after`.
+     */
+    enum class Handover { None, AwaitingWork, Releasing };
+    //! One lease name of this client: an election, a lock or a partition (its policy).
+    struct Slot
     {
         QSimbaLeaseName name;
-        Kind kind = Kind::Election;
-        bool oneTerm = false;
-        bool withWork = false;
+        Policy policy;
         Status phase = Status::Idle;
         Nanos nextTry{0};
         Nanos cooldownUntil{0};
         Nanos backoff{0};
-        bool acquiring = false;
+        bool acquiring = false;        // in an acquire call now
+        bool retryAfterReply = false;  // a Released hint came while its acquire was in flight
         qint64 lastToken = 0;          // the highest token this client was granted
         TermPtr term;                  // Leader or Handover
         QSimbaSessionId termSession;   // the session that won the term
+        bool workRunning = false;      // the term's leader work has not exited yet
+        Handover handover = Handover::None;
         Reason handoverReason = Reason::Stopped;
         Nanos handoverDeadline{0};
-        bool work = false;             // the term's leader work has not exited yet
-        bool revokedQueued = false;    // handover step (3) done
-        bool releasing = false;        // handover step (4) in progress
-        After after = After::Candidate;
+        After after = After::Candidate; // what follows the handover
         Nanos afterCooldown{0};
-        bool restart = false;          // started again while stopping
-        Contention restartAs;          // ...with what the new start asked for
-        quint64 grantedTo = 0;         // the direct waiter the current lock term went to
-        bool retryAfterReply = false;  // a Released hint came while its acquire was in flight
-        std::vector<quint64> promises; // stop/stepDown futures waiting for the handover
+        std::optional<Policy> restart; // started again while stopping, as this asks
+        std::vector<quint64> promises; // stop/stepDown/release futures waiting for the handover
         std::deque<Waiter> waiters;    // Lock: acquires waiting for a term
+        quint64 grantedTo = 0;         // Lock: the direct waiter the current term went to
         QString group;                 // Group: the group this partition belongs to
         int partition = -1;
     };
@@ -309,72 +262,112 @@ private:
         Task current;
     };
 
+    // The handlers of the inputs, each in the file of its concept (handle() routes).
+    void on(Nanos now, const In::Start &in);        // qsimbaengine.cpp
+    void on(Nanos now, const In::Tick &in);         // qsimbaengine.cpp
+    void on(Nanos now, const In::Close &in);        // qsimbaengine.cpp
+    void on(Nanos now, const In::BackendReplied &in); // qsimbaengine.cpp
+    bool on(Nanos now, const In::StartElection &in); // qsimbaengineslot.cpp
+    void on(Nanos now, const In::StopElection &in); // qsimbaengineslot.cpp
+    void on(Nanos now, const In::StepDown &in);     // qsimbaengineslot.cpp
+    void on(Nanos now, const In::WorkExited &in);   // qsimbaengineslot.cpp
+    void on(Nanos now, const In::WorkFinished &in); // qsimbaengineslot.cpp
+    void on(Nanos now, const In::Hint &in);         // qsimbaenginecandidates.cpp
+    void on(Nanos now, const In::AcquireLock &in);  // qsimbaenginelocks.cpp
+    void on(Nanos now, const In::CancelLock &in);   // qsimbaenginelocks.cpp
+    void on(Nanos now, const In::ReleaseLock &in);  // qsimbaenginelocks.cpp
+    void on(Nanos now, const In::StartGroup &in);   // qsimbaenginegroups.cpp
+    void on(Nanos now, const In::StopGroup &in);    // qsimbaenginegroups.cpp
+    void on(Nanos now, const In::Delivered &in);    // qsimbaenginedeliveries.cpp
+
+    // qsimbaengine.cpp: the router
     void pump(Nanos now);
+    bool sendNext(Nanos now);
+    void send(Nanos now, Call call);
+    void checkClosed(Nanos now);
+    Nanos jitter(Nanos range);
+    Nanos backoffStep(Nanos current) const;
+    //! When a failed step is retried: \a backoff grows one step, from now.
+    Nanos retryAt(Nanos now, Nanos &backoff) const;
+
+    // qsimbaenginesession.cpp
+    Millis leaseMillis() const;
+    Nanos localDeadline(Nanos sent, Millis remaining) const;
+    Nanos renewAfter(Nanos sent, Millis remaining) const;
+    bool shortened(Millis remaining, Nanos rtt) const;
     //! The local deadline: every term of the session ends with it, whatever the backend does.
     void checkDeadline(Nanos now);
+    void onOpened(Nanos now, const Inflight &call, const Reply &reply);
+    void onKeepAlive(Nanos now, const Inflight &call, const Reply &reply);
+    void onClosedSession(Nanos now, const Inflight &call, const Reply &reply);
+    void setSessionStatus(Nanos now, SessionStatus status);
+    void loseSession(Nanos now, Reason reason);
+    bool sendSessionCall(Nanos now);
+    bool sendStaleClose(Nanos now);
+    bool sendSessionClose(Nanos now);
+
+    // qsimbaenginecandidates.cpp
     //! Sets when a candidate tries next, and indexes it.
-    void setNextTry(Election &e, Nanos when);
+    void setNextTry(Slot &e, Nanos when);
     //! Indexes a time at which something of \a e may come due (cooldown, handover, waiter).
-    void addTimer(const Election &e, Nanos when);
+    void addTimer(const Slot &e, Nanos when);
     void dueTimers(Nanos now);
     //! Candidates due now, topped up with those due within the batch window.
     QSet<QSimbaLeaseName> dueCandidates(Nanos now);
-    bool lockWaiting(const Election &e) const;
-    void startContending(Nanos now, Election &e, const Contention &c);
-    Nanos renewAfter(Nanos sent, Millis remaining) const;
-    bool shortened(Millis remaining, Nanos rtt) const;
-    void send(Nanos now, Call call);
-    bool sendNext(Nanos now);
-    Nanos jitter(Nanos range);
-    Nanos backoffStep(Nanos current) const;
-    Millis leaseMillis() const;
-    Nanos localDeadline(Nanos sent, Millis remaining) const;
-
-    void onOpened(Nanos now, const Inflight &call, const Reply &reply);
-    void onKeepAlive(Nanos now, const Inflight &call, const Reply &reply);
     void onAcquired(Nanos now, const Inflight &call, const Reply &reply);
-    void onReleased(Nanos now, const Inflight &call, const Reply &reply);
-    void onClosedSession(Nanos now, const Inflight &call, const Reply &reply);
+    bool sendAcquire(Nanos now);
 
-    void loseSession(Nanos now, Reason reason);
-    void setSessionStatus(Nanos now, SessionStatus status);
-    void win(Nanos now, Election &e, qint64 token);
-    void loseTerm(Nanos now, Election &e, Reason reason);
-    void beginHandover(Nanos now, Election &e, Reason reason, After after, Nanos cooldown = Nanos(0));
-    void continueHandover(Nanos now, Election &e);
-    void finishHandover(Nanos now, Election &e);
-    void enterAfter(Nanos now, Election &e, After after, Nanos cooldown);
-    void setPhase(Election &e, Status phase);
-    void checkClosed(Nanos now);
-    void afterTerm(Nanos now, Election &e, After fallback, Nanos cooldown);
-    void grantWaiter(Nanos now, Election &e);
-    void answerWaiter(Election &e, const Waiter &w, const TermPtr &term, Failure failure);
-    void expireWaiters(Nanos now, Election &e);
+    // qsimbaengineslot.cpp
+    void startContending(Nanos now, Slot &e, const Policy &c);
+    //! Stops contending: an active term hands over, then the election is idle.
+    void stopContending(Nanos now, Slot &e);
+    void setPhase(Slot &e, Status phase);
+    void win(Nanos now, Slot &e, qint64 token);
+    void loseTerm(Nanos now, Slot &e, Reason reason);
+    void beginHandover(Nanos now, Slot &e, Reason reason, After after, Nanos cooldown = Nanos(0));
+    void continueHandover(Nanos now, Slot &e);
+    void onReleased(Nanos now, const Inflight &call, const Reply &reply);
+    bool sendRelease(Nanos now);
+    void finishHandover(Nanos now, Slot &e);
+    void afterTerm(Nanos now, Slot &e, After fallback, Nanos cooldown);
+    void enterAfter(Nanos now, Slot &e, After after, Nanos cooldown);
+
+    // qsimbaenginelocks.cpp
+    bool lockWaiting(const Slot &e) const;
+    void grantWaiter(Nanos now, Slot &e);
+    void answerWaiter(Slot &e, const Waiter &w, const TermPtr &term, Failure failure);
     //! A lock waiter whose term ended undelivered waits on: contend again if nobody does.
-    void resumeLock(Nanos now, Election &e, std::deque<Waiter>::iterator w, Nanos cooldown = Nanos(0));
+    void resumeLock(Nanos now, Slot &e, std::deque<Waiter>::iterator w, Nanos cooldown = Nanos(0));
     //! Forgets the waiters of \a e; a lock with none left stops contending.
-    void dropIdleLock(Election &e);
-    void setStreamBusy(const QString &stream, bool before);
-    void onMembers(Nanos now, const Inflight &call, const Reply &reply);
+    void dropIdleLock(Slot &e);
+    void expireWaiters(Nanos now, Slot &e);
+    //! How the runner of a lock result took it (Delivered of a lock result).
+    void lockResultDelivered(Nanos now, const Task &task, bool rejected, Taken taken);
+
+    // qsimbaenginegroups.cpp
+    QSimbaLeaseName partitionName(const Group &g, int p) const;
     void onJoined(Nanos now, const Inflight &call, const Reply &reply);
     void onLeft(Nanos now, const Inflight &call, const Reply &reply);
+    void onMembers(Nanos now, const Inflight &call, const Reply &reply);
     void assign(Nanos now, Group &g);
-    //! Stops contending: an active term hands over, then the election is idle.
-    void stopContending(Nanos now, Election &e);
     void checkGroupStopped(Nanos now, Group &g);
-    QSimbaLeaseName partitionName(const Group &g, int p) const;
+    bool sendGroupCall(Nanos now);
 
-
+    // qsimbaenginedeliveries.cpp
     void enqueue(const QString &stream, Task task);
     void dispatch(const QString &stream);
     void dispatchQueued(Stream &s, const QString &stream);
+    void setStreamBusy(const QString &stream, bool before);
     void publish(const QSimbaEvent &event);
     void complete(const QString &stream, quint64 promise);
+    void complete(const QString &stream, const Completion &done);
+    //! Keeps \a done to complete when a handover or a stop is over.
+    static void waitFor(std::vector<quint64> &promises, const Completion &done);
 
     Options m_options;
     std::mt19937_64 m_random;
     Session m_session;
-    std::map<QSimbaLeaseName, Election> m_elections;
+    std::map<QSimbaLeaseName, Slot> m_slots;
     // Indexes, so that an input costs no full scan of the names (entries may be stale:
     // each is checked against the election's state when it comes due).
     using Due = std::pair<Nanos, QSimbaLeaseName>;
@@ -391,6 +384,7 @@ private:
     QSet<QSimbaLeaseName> m_orphans;             // owned without a term: acquire, then release
     QHash<QString, Stream> m_streams;
     std::vector<Effect> m_effects;
+    Nanos m_now{0}; // the time of the input being handled
     bool m_started = false;
     bool m_closing = false;
     bool m_sessionClosing = false;

@@ -18,6 +18,9 @@
 class QSimbaElectionPrivate
 {
 public:
+    //! The private part of \a election, for the client's own classes (Qt's get() idiom).
+    static QSimbaElectionPrivate *get(QSimbaElection *election) { return election->d_func(); }
+
     QSimba *client = nullptr;
     QSimbaLeaseName name;
     std::atomic<bool> started{false}; // owner thread's view, for start()'s check (close() may clear it)
@@ -59,6 +62,8 @@ public:
     bool cancel(quint64 id);
     //! Feeds the engine; a no-op once shut down.
     void post(QSimbaRuntime::Input input);
+    //! Feeds \a input to Core::handle() on the engine thread; a no-op once shut down.
+    void post(QSimbaEngine::Input input);
     //! Starts contending for \a name as an election; throws when a lock of this client
     //! holds or waits for it.
     void startElection(const QSimbaLeaseName &name, bool withWork);
@@ -107,6 +112,10 @@ public:
 class QSimbaPrivate
 {
 public:
+    //! The private part of \a client, for the client's own classes (Qt's get() idiom): the
+    //! one way in, instead of a friend per class.
+    static QSimbaPrivate *get(QSimba *client) { return client->d_func(); }
+
     //! True while this thread runs a QSimba callback or leader work: blocking calls must
     //! not wait there.
     static bool insideCallback();

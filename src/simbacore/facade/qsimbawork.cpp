@@ -55,7 +55,7 @@ void QSimbaLink::startWork(const TermPtr &term, Work work, std::optional<QSimbaS
     auto self = shared_from_this();
     auto body = [self, term, work = std::move(work), schedule, state] {
         QSimbaPrivate::CallbackScope scope; // blocking QSimba calls do not wait here
-        const QSimbaTerm handle(term);
+        const QSimbaTerm handle = QSimbaTermPrivate::handle(term);
         Outcome outcome = Outcome::Completed;
         QString error;
         bool outOfMemory = false;
@@ -77,9 +77,7 @@ void QSimbaLink::startWork(const TermPtr &term, Work work, std::optional<QSimbaS
                         // A failed run is published and the loop goes on.
                         const QString what = describeException(std::current_exception());
                         qCInfo(lcSimbaElection) << "scheduled run of" << term->name << "failed:" << what;
-                        self->post([term, what](Core &core, Nanos now) {
-                            core.workFinished(now, term, Outcome::Failed, what, /*exited=*/false);
-                        });
+                        self->post(In::WorkFinished{term, Outcome::Failed, what, /*exited=*/false});
                     }
                     due = schedule->nextStart(due, self->ticker->now());
                 }
@@ -97,9 +95,9 @@ void QSimbaLink::startWork(const TermPtr &term, Work work, std::optional<QSimbaS
             qCInfo(lcSimbaElection) << "leader work of" << term->name << "ended:" << error;
         if (outOfMemory) {
             const Nanos lease = self->config.leaseDuration();
-            self->post([name = term->name, lease](Core &core, Nanos now) { core.stepDown(now, name, lease, 0); });
+            self->post(In::StepDown{term->name, lease, {}});
         }
-        self->post([term, outcome, error](Core &core, Nanos now) { core.workFinished(now, term, outcome, error); });
+        self->post(In::WorkFinished{term, outcome, error, /*exited=*/true});
     };
     // Deleted once really ended (see QSimbaThreadExit): a finished QThread still wakes wait().
     const QSimbaThreadExit exit;

@@ -34,7 +34,6 @@ QSimbaEvent::QSimbaEvent(Type type, const QSimbaSessionId &session) : d(new QSim
 {
     d->type = type;
     d->session = session;
-    d->time = QDateTime::currentDateTimeUtc();
 }
 QSimbaEvent::QSimbaEvent(const QSimbaEvent &) = default;
 QSimbaEvent &QSimbaEvent::operator=(const QSimbaEvent &) = default;
@@ -122,6 +121,7 @@ QString QSimbaEvent::typeName() const
     return QString::fromLatin1(QMetaEnum::fromType<Type>().valueToKey(int(d->type)));
 }
 QDateTime QSimbaEvent::time() const { return d->time; }
+void QSimbaEvent::setTime(const QDateTime &time) { d->time = time; }
 QSimbaSessionId QSimbaEvent::session() const { return d->session; }
 QSimbaLeaseName QSimbaEvent::name() const { return d->name; }
 qint64 QSimbaEvent::token() const { return d->token; }

@@ -56,6 +56,9 @@ public:
     Type type() const;
     QString typeName() const;                   //!< "SessionOpened", …
     QDateTime time() const;                     //!< wall-clock time of the event, for display only
+    //! Sets time(): the engine stamps each event from the time of the input that made it
+    //! (the factories read no clock; their events have a null time until stamped).
+    void setTime(const QDateTime &time);
     QSimbaSessionId session() const;
     QSimbaLeaseName name() const;               //!< Elected, Revoked, AcquireFailed, WorkCompleted
     qint64 token() const;                       //!< Elected, Revoked, WorkCompleted

@@ -31,7 +31,6 @@ public:
     Q_ENUM(RevokeReason)
 
     QSimbaTerm(); // a null term: not valid, token 0
-    explicit QSimbaTerm(std::shared_ptr<QSimbaTermPrivate> d);
 
     bool isNull() const { return !d; }
     QSimbaLeaseName name() const;
@@ -53,6 +52,7 @@ public:
     static QString reasonName(RevokeReason reason);
 
 private:
+    explicit QSimbaTerm(std::shared_ptr<QSimbaTermPrivate> d);
     QString nameString() const { return name().toString(); }
     qint64 remainingMs() const;
     friend class QSimbaTermPrivate;

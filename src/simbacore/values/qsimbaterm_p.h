@@ -38,6 +38,8 @@ public:
 
     //! The shared state behind \a term (null for a null term).
     static std::shared_ptr<QSimbaTermPrivate> get(const QSimbaTerm &term) { return term.d; }
+    //! The public handle of \a d (QSimbaTerm's constructor from its private part is private).
+    static QSimbaTerm handle(std::shared_ptr<QSimbaTermPrivate> d) { return QSimbaTerm(std::move(d)); }
 
     //! Leader work of the term: started once when elected is delivered, unless the
     //! handover skipped it first (then it never starts).

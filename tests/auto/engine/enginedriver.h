@@ -94,7 +94,7 @@ struct EngineDriver
             else
                 callbacks.append(c);
             if (task.type == QSimbaEngine::Task::Type::Elected) {
-                terms.append(QSimbaTerm(task.term));
+                terms.append(QSimbaTermPrivate::handle(task.term));
                 if (task.withWork)
                     workStarted.append(task.term->beginWork()); // as the runtime does
             }
