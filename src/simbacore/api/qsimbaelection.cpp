@@ -62,12 +62,14 @@ void QSimbaElection::start(ElectedCallback onElected, RevokedCallback onRevoked)
     cd->ensureOpen("QSimbaElection::start");
     if (d->started)
         throw QSimbaIllegalStateError(QStringLiteral("election \"%1\" is already started").arg(d->name.toString()));
-    cd->link->startElection(d->name, /*withWork=*/false);
     {
+        // Before the start reaches the engine: a term won at once may be delivered (on a
+        // callback thread of its own) before this function returns.
         QMutexLocker lock(&d->mutex);
         d->onElected = std::move(onElected);
         d->onRevoked = std::move(onRevoked);
     }
+    cd->link->startElection(d->name, /*withWork=*/false);
     d->started = true;
     Q_EMIT startedChanged(true);
 }
