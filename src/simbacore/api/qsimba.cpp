@@ -341,6 +341,8 @@ Taken QSimbaPrivate::perform(const Task &task)
         {
             QMutexLocker lock(&ed->mutex);
             ed->status = task.status;
+            if (task.term) // Leader: the term is current from the moment the status says so
+                ed->term = QSimbaTermPrivate::handle(task.term);
         }
         guarded("a statusChanged handler", [&] { Q_EMIT election->statusChanged(task.status); });
         break;

@@ -151,6 +151,8 @@ void Core::setPhase(Slot &e, Status phase)
     t.type = Task::Type::Status;
     t.name = e.name;
     t.status = phase;
+    if (phase == Status::Leader)
+        t.term = e.term; // status() and currentTerm() turn together (win() set it first)
     enqueue(e.name.toString(), t);
 }
 

@@ -255,6 +255,24 @@ private Q_SLOTS:
         QTRY_COMPARE(election->status(), QSimbaElection::Status::Leader);
     }
 
+    void statusLeaderComesWithItsTerm()
+    {
+        // A statusChanged(Leader) handler reads the term that made it leader: status() and
+        // currentTerm() turn together (the term used to follow one delivery later).
+        auto simba = client();
+        auto *election = simba->election(QStringLiteral("status-term"));
+        QList<bool> termWithLeader;
+        connect(election, &QSimbaElection::statusChanged, this, [&](QSimbaElection::Status status) {
+            if (status == QSimbaElection::Status::Leader)
+                termWithLeader << election->currentTerm().isValid();
+        });
+        QSignalSpy elected(election, &QSimbaElection::elected);
+        election->start();
+        QTRY_COMPARE(elected.size(), 1);
+        QCOMPARE(termWithLeader, QList<bool>{true});
+        QCOMPARE(election->currentTerm().token(), elected[0][0].value<QSimbaTerm>().token());
+    }
+
     void callbacksGivenToStartHearATermWonAtOnce()
     {
         // A term won at once is delivered on the callback thread while start() may still be
