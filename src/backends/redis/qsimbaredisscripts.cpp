@@ -90,8 +90,9 @@ end
 -- this run before it replaced data (DEBUG RELOAD, SWAPDB, …: 'reload'), may have lost leases
 -- that are still valid for their holders: wait maxLease before granting. A prefix without an
 -- epoch is new, or lost its data. It is provably new when the server has run for maxLease
--- and lost nothing itself: any lease of an earlier run has ended ('new', grants at once; on
--- a server started less than maxLease ago, once it has run maxLease). Otherwise wait
+-- (by its uptime, less the second that uptime may overstate) and lost nothing itself: any
+-- lease of an earlier run has ended ('new', grants at once; on a server started less than
+-- maxLease ago, once it has run maxLease). Otherwise wait
 -- maxLease ('lost').
 local function grantableFrom()
   local server = redis.call('INFO', 'server')
@@ -109,8 +110,11 @@ local function grantableFrom()
   if not e[1] then
     why = 'lost'
     if intact(unreplaced) then
+      -- uptime_in_seconds is the difference of two whole-second clocks, not the floor of
+      -- the time run: up to one second more than the server ran. So the server started no
+      -- earlier than now - (up - 1) s.
       local up = tonumber(field(server, 'uptime_in_seconds:', '%d+') or '0')
-      quiet, why = math.min(quiet, now - up * 1000000 + maxLease), 'new'
+      quiet, why = math.min(quiet, now - (up - 1) * 1000000 + maxLease), 'new'
     end
   end
   if e[2] and tonumber(e[2]) > quiet then quiet = tonumber(e[2]) end
