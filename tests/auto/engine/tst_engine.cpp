@@ -677,17 +677,19 @@ private Q_SLOTS:
         x->core.startGroup(x->now(), g, 8);
         x->advance(100ms); // x alone: it leads all 8, their work running
         QCOMPARE(x->terms.size(), 8);
-        auto y = client(2);
-        const QList<QSimbaSessionId> both = [&] {
-            QList<QSimbaSessionId> l{x->core.sessionId(), y->core.sessionId()};
-            std::sort(l.begin(), l.end());
-            return l;
-        }();
-        const auto mine = QSimbaPartitionAssignment::partitionsOf(x->core.sessionId(), 8, both);
+        // Each partition goes to x or y by a hash of the session ids: with one y in 256, x
+        // would keep all 8 and nothing would move. Such a y (its session unused) is replaced.
+        std::unique_ptr<EngineDriver> y;
         int moving = -1;
-        for (int p = 0; p < 8 && moving < 0; ++p)
-            if (!mine.contains(p))
-                moving = p;
+        for (quint64 seed = 2; moving < 0 && seed < 50; ++seed) {
+            y = client(seed);
+            QList<QSimbaSessionId> both{x->core.sessionId(), y->core.sessionId()};
+            std::sort(both.begin(), both.end());
+            const auto mine = QSimbaPartitionAssignment::partitionsOf(x->core.sessionId(), 8, both);
+            for (int p = 0; p < 8 && moving < 0; ++p)
+                if (!mine.contains(p))
+                    moving = p;
+        }
         QVERIFY(moving >= 0);
         y->core.startGroup(y->now(), g, 8);
         EngineDriver::advance({x.get(), y.get()}, 1100ms); // x's refresh: `moving` hands over to y
