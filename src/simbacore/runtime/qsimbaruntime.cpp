@@ -3,7 +3,6 @@
 
 #include "qsimbalogging_p.h"
 
-#include <QtCore/QMetaObject>
 
 using namespace QSimbaEngine;
 using namespace std::chrono;
