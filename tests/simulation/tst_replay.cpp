@@ -3,6 +3,7 @@
 #include "inputtrace.h"
 
 #include "qsimbamemoryleasebackend.h"
+#include "runtime/qsimbaruntime_p.h"
 
 #include <QtTest/QtTest>
 
@@ -284,6 +285,97 @@ private Q_SLOTS:
         };
         QCOMPARE(first(QSimbaEvent::Type::SessionOpened).time(), origin.addSecs(2));
         QCOMPARE(first(QSimbaEvent::Type::SessionRenewed).time(), origin.addMSecs(3500));
+    }
+
+    // The runtime feeds its own inputs (Start, its timer's Tick, the backend thread's
+    // BackendReplied and Hint, the executor's Delivered) through Core::handle() like the
+    // API's: the trace of a run on real threads holds them all, and a core fed that trace
+    // alone hands out the same deliveries and resolves the same promises.
+    void aRuntimeTraceReplaysToTheSameDeliveries()
+    {
+        Options options;
+        options.config = QSimbaConfig::builder().leaseDuration(600ms).renewInterval(200ms).build();
+        options.ticker = QSimbaTicker::system();
+        options.seed = 42;
+        InputTrace trace;
+        trace.recordInto(options); // grows under the runtime's lock: read through query()
+
+        struct Seen
+        {
+            QMutex mutex;
+            QStringList tasks, resolves;
+            QHash<quint64, TermPtr> resolved;
+        };
+        auto seen = std::make_shared<Seen>();
+        QSimbaRuntime::Hooks hooks;
+        hooks.executor = [](std::function<void()> task) {
+            task();
+            return true;
+        };
+        hooks.perform = [seen](const Task &task) {
+            QMutexLocker lock(&seen->mutex);
+            seen->tasks.append(describeEffect(Effect::runTask(QString(), task)));
+            return Taken::Yes;
+        };
+        hooks.resolve = [seen](quint64 promise, const TermPtr &term, Failure failure) {
+            QMutexLocker lock(&seen->mutex);
+            seen->resolves.append(describeEffect(Effect::resolve(promise, term, failure)));
+            seen->resolved.insert(promise, term);
+        };
+        const auto resolvedTerm = [seen](quint64 promise) -> std::optional<TermPtr> {
+            QMutexLocker lock(&seen->mutex);
+            if (!seen->resolved.contains(promise))
+                return std::nullopt;
+            return seen->resolved.value(promise);
+        };
+
+        QSimbaRuntime runtime(options, std::make_unique<QSimbaMemoryLeaseBackend>(QStringLiteral("replay-runtime")), hooks);
+        runtime.start();
+        const auto lock = QSimbaLeaseName::of(QStringLiteral("lock"));
+        const quint64 waiter = DirectPromise | 1;
+        runtime.post(In::AcquireLock{lock, waiter, Core::Never, /*tryOnce=*/false});
+        QTRY_VERIFY_WITH_TIMEOUT(resolvedTerm(waiter).has_value(), 10000);
+        const TermPtr term = *resolvedTerm(waiter);
+        QVERIFY(term);
+        const quint64 released = DirectPromise | 2;
+        runtime.post(In::ReleaseLock{lock, term->token, Completion{0, released}});
+        QTRY_VERIFY_WITH_TIMEOUT(resolvedTerm(released).has_value(), 10000);
+        QVERIFY(runtime.handleNow(In::StartElection{QSimbaLeaseName::of(QStringLiteral("e"))}));
+        const auto has = [&](auto type) {
+            bool found = false;
+            runtime.query([&](const Core &, Nanos) {
+                found = std::any_of(trace.entries.cbegin(), trace.entries.cend(), [](const InputTrace::Entry &e) {
+                    return std::holds_alternative<decltype(type)>(e.input);
+                });
+            });
+            return found;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(has(In::Tick{}), 10000); // the renewal timer fired
+        const quint64 closed = DirectPromise | 3;
+        runtime.post(In::Close{{4, closed}});
+        QTRY_VERIFY_WITH_TIMEOUT(resolvedTerm(closed).has_value(), 10000);
+        runtime.shutdown();
+
+        for (const bool found : {has(In::Start{}), has(In::Tick{}), has(In::BackendReplied{}), has(In::Hint{}),
+                                 has(In::Delivered{}), has(In::AcquireLock{}), has(In::ReleaseLock{}),
+                                 has(In::StartElection{}), has(In::Close{})})
+            QVERIFY2(found, qPrintable(trace.lines().join(u'\n')));
+
+        options.onInput = nullptr;
+        Core core(options);
+        QStringList tasks, resolves;
+        trace.replay(core, [&](const std::vector<Effect> &effects) {
+            for (const auto &e : effects) {
+                if (e.type == Effect::Type::RunTask)
+                    tasks.append(describeEffect(Effect::runTask(QString(), e.task)));
+                else if (e.type == Effect::Type::Resolve)
+                    resolves.append(describeEffect(e));
+            }
+        });
+        QMutexLocker l(&seen->mutex);
+        QVERIFY(seen->tasks.size() > 5);
+        QCOMPARE(tasks, seen->tasks);
+        QCOMPARE(resolves, seen->resolves);
     }
 };
 

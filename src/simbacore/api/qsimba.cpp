@@ -255,25 +255,17 @@ void QSimbaLink::completeAll()
         c(nullptr, Failure::Closed);
 }
 
-void QSimbaLink::post(QSimbaRuntime::Input input)
+void QSimbaLink::post(QSimbaEngine::Input input)
 {
     if (!shutDown.load())
         runtime->post(std::move(input));
-}
-
-void QSimbaLink::post(QSimbaEngine::Input input)
-{
-    post([input = std::move(input)](Core &core, Nanos now) { core.handle(now, input); });
 }
 
 void QSimbaLink::startElection(const QSimbaLeaseName &name, bool withWork)
 {
     if (shutDown.load())
         return;
-    bool started = true;
-    runtime->runBlocking([&](Core &core, Nanos now) {
-        started = core.handle(now, In::StartElection{name, Kind::Election, /*oneTerm=*/false, withWork});
-    });
+    const bool started = runtime->handleNow(In::StartElection{name, Kind::Election, /*oneTerm=*/false, withWork});
     if (!started)
         throw QSimbaIllegalStateError(
             QStringLiteral("election \"%1\": the lease is used by a lock of this client").arg(name.toString()));
@@ -434,7 +426,7 @@ QSimbaSnapshot QSimba::snapshot() const
         snap.leaseDuration = d->link->config.leaseDuration();
         return snap;
     }
-    d->link->runtime->runBlocking([&](Core &core, Nanos now) { snap = core.snapshot(now); });
+    d->link->runtime->query([&](const Core &core, Nanos now) { snap = core.snapshot(now); });
     return snap;
 }
 

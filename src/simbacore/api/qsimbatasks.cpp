@@ -230,7 +230,7 @@ QSet<int> QSimbaGroupTask::partitions() const
         return {};
     QSet<int> result;
     const QString name = m_group->name();
-    link->runtime->runBlocking([&](Core &core, Nanos) { result = core.groupPartitions(name); });
+    link->runtime->query([&](const Core &core, Nanos) { result = core.groupPartitions(name); });
     return result;
 }
 

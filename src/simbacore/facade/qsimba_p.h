@@ -60,9 +60,7 @@ public:
     QSimbaEngine::Taken complete(quint64 id, const QSimbaEngine::TermPtr &term, QSimbaEngine::Failure failure);
     //! Forgets \a id; false when its completer already ran (or runs now).
     bool cancel(quint64 id);
-    //! Feeds the engine; a no-op once shut down.
-    void post(QSimbaRuntime::Input input);
-    //! Feeds \a input to Core::handle() on the engine thread; a no-op once shut down.
+    //! Feeds \a input to Core::handle() (QSimbaRuntime::post); a no-op once shut down.
     void post(QSimbaEngine::Input input);
     //! Starts contending for \a name as an election; throws when a lock of this client
     //! holds or waits for it.
