@@ -148,29 +148,45 @@ private:
         bool attempted = false; // an attempt for it was answered: its timeout may end it
     };
     /*
-     * What differs between an election, a lock and a partition: what a start asked for
-     * (applied at once when idle, after the handover otherwise), and what follows a term.
-     * Who gets a term differs too: a lock's term goes to its first waiter
-     * (qsimbaenginelocks.cpp), a partition's to the group's leader work.
+     * What differs between an election, a lock and a partition, stated here once: the
+     * engine asks its slot's policy, never the kind (which only labels events and
+     * snapshots). A start's policy applies at once when the slot is idle, after the
+     * handover otherwise (Slot::restart).
      */
     struct Policy
     {
-        Kind kind = Kind::Election;
-        bool oneTerm = false;  // a lock: one term per start, then idle
-        bool withWork = false; // every term runs leader work; its handover waits for it
+        Kind kind = Kind::Election; // labels events and snapshots
+        bool oneTerm = false;       // one term per start, then idle
+        bool withWork = false;      // every term runs leader work; its handover waits for it
 
+        //! One term per acquire, handed to the acquire that waits longest.
+        static Policy lock() { return {Kind::Lock, true, false}; }
+        //! A partition of a group: every term runs the group's work.
+        static Policy partition() { return {Kind::Group, false, true}; }
+
+        //! A lock's terms go to its waiters (acquires), one at a time, in order
+        //! (qsimbaenginelocks.cpp): a win is handed to the first waiter, an attempt answered
+        //! HeldBy answers the tryAcquire ones, and with no waiter left the lock stops
+        //! contending and its name is free again. The others' terms go to their elected.
+        bool termsGoToWaiters() const { return kind == Kind::Lock; }
+        //! How the term reaches the user: by an elected delivery (whose rejection steps the
+        //! slot down), or by a lock result (qsimbaenginelocks.cpp, lockResultDelivered).
+        bool deliveredByElected() const { return !termsGoToWaiters(); }
+        //! A lock and an election (or partition) of one name exclude each other: a start of
+        //! the one is refused (or answered Busy) while the other holds or wants the name.
+        bool excludes(const Policy &other) const { return termsGoToWaiters() != other.termsGoToWaiters(); }
         //! What follows a term that ended asking for \a after: a one-term slot goes idle,
         //! except a lock that steps down for a cooldown (a rejected delivery).
         After afterTerm(After after) const
         {
-            const bool lockCooldown = kind == Kind::Lock && after == After::Cooldown;
+            const bool lockCooldown = termsGoToWaiters() && after == After::Cooldown;
             return oneTerm && !lockCooldown ? After::Idle : after;
         }
-        //! A lock contends on while an acquire \a waiting (after a cooldown, if any), and
-        //! has no cooldown to sit out when none waits.
+        //! A lock contends on while an acquire is \a waiting (after a cooldown, if any),
+        //! and has no cooldown to sit out when none waits.
         After whileWaiting(After after, bool waiting) const
         {
-            if (kind != Kind::Lock)
+            if (!termsGoToWaiters())
                 return after;
             if (waiting && after == After::Idle)
                 return After::Candidate;

@@ -20,7 +20,7 @@ bool Core::on(Nanos now, const In::StartElection &in)
     const Policy wanted{kind, oneTerm, withWork};
     if (e.phase != Status::Idle) {
         const bool stopping = e.phase == Status::Handover && e.after == After::Idle;
-        if (e.policy.kind == Kind::Lock && kind != Kind::Lock && (!stopping || lockWaiting(e)))
+        if (e.policy.excludes(wanted) && (!stopping || lockWaiting(e)))
             return false; // a lock of this client holds or wants the name
         if (stopping) {
             // Contend again once the handover is done, as this start asks (work, kind).
@@ -106,7 +106,7 @@ void Core::on(Nanos now, const In::WorkFinished &in)
 {
     const auto &[term, outcome, error, exited] = in;
     auto it = m_slots.find(term->name);
-    const Kind kind = it != m_slots.end() ? it->second.policy.kind : Kind::Election;
+    const Kind kind = (it != m_slots.end() ? it->second.policy : Policy()).kind;
     publish(QSimbaEvent::workCompleted(term->session, QSimbaTermPrivate::handle(term), kind, outcome, error));
     if (exited)
         on(now, In::WorkExited{term->name, term->token});
@@ -177,7 +177,7 @@ void Core::win(Nanos now, Slot &e, qint64 token)
     t.partition = e.partition;
     enqueue(e.name.toString(), t);
     publish(QSimbaEvent::elected(m_session.id, QSimbaTermPrivate::handle(e.term), e.policy.kind));
-    if (e.policy.kind == Kind::Lock)
+    if (e.policy.termsGoToWaiters())
         grantWaiter(now, e);
 }
 
@@ -276,7 +276,7 @@ void Core::afterTerm(Nanos now, Slot &e, After after, Nanos cooldown)
         // Started again while stopping: contend as the new start asked.
         const Policy as = *std::exchange(e.restart, std::nullopt);
         after = After::Candidate;
-        if (e.policy.kind == Kind::Lock && as.kind != Kind::Lock)
+        if (e.policy.termsGoToWaiters() && !as.termsGoToWaiters()) // an election takes the name
             for (const auto &w : std::exchange(e.waiters, {}))
                 if (!w.granted)
                     answerWaiter(e, w, nullptr, Failure::Busy);
@@ -299,8 +299,8 @@ void Core::enterAfter(Nanos now, Slot &e, After after, Nanos cooldown)
     switch (after) {
     case After::Idle:
         setPhase(e, Status::Idle);
-        if (e.policy.kind == Kind::Lock && e.waiters.empty())
-            e.policy.kind = Kind::Election; // the name is free for either use again
+        if (e.policy.termsGoToWaiters() && e.waiters.empty())
+            e.policy = Policy(); // the name is free for either use again
         break;
     case After::Cooldown:
         e.cooldownUntil = now + cooldown;
