@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // An engine core's run, recorded as a trace of inputs, replays to the very same effects.
+//
+// The replay command: QSIMBA_REPLAY_TRACE=file[,file…] tst_replay aTraceFileReplays
+// replays input trace files (a failed simulation seed writes one per client) and prints
+// every input with the effects it produced.
 #include "inputtrace.h"
 
 #include "qsimbamemoryleasebackend.h"
 #include "runtime/qsimbaruntime_p.h"
 
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
 #include <random>
@@ -230,6 +235,63 @@ private Q_SLOTS:
         QVERIFY(inputs > 0);
     }
 
+    // A trace written as data (InputTrace::write) and read back replays to the effects
+    // recorded in the run. With QSIMBA_REPLAY_TRACE set, the files named there are
+    // replayed instead, each input printed with its effects, and replayed twice alike.
+    void aTraceFileReplays_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QStringList>("recorded"); // empty: a file from elsewhere
+        const QString given = qEnvironmentVariable("QSIMBA_REPLAY_TRACE");
+        if (!given.isEmpty()) {
+            for (const QString &file : given.split(u',', Qt::SkipEmptyParts))
+                QTest::newRow(qPrintable(file)) << file << QStringList();
+            return;
+        }
+        QVERIFY(m_dir.isValid());
+        for (quint64 seed : {3, 11}) {
+            Run run(seed, QStringLiteral("replay-file-%1").arg(seed));
+            run.run(400);
+            auto &c = *run.clients().back();
+            const QString file = m_dir.filePath(QStringLiteral("seed-%1.trace").arg(seed));
+            QString error;
+            QVERIFY2(c.trace.write(file, c.options, &error), qPrintable(error));
+            QTest::addRow("seed %llu", seed) << file << c.effects;
+        }
+    }
+
+    void aTraceFileReplays()
+    {
+        QFETCH(QString, file);
+        QFETCH(QStringList, recorded);
+        InputTrace trace;
+        Options options;
+        const auto error = trace.read(file, options);
+        QVERIFY2(!error, qPrintable(error.value_or(QString())));
+        QVERIFY(!trace.entries.empty());
+        const bool print = recorded.isEmpty();
+        const auto replay = [&](bool show) {
+            Core core(options);
+            QStringList out;
+            for (const auto &e : trace.entries) {
+                core.handle(e.now, e.input);
+                if (show)
+                    qInfo().noquote() << e.now.count() << describe(e.input);
+                for (const auto &effect : core.takeEffects()) {
+                    out.append(describeEffect(effect));
+                    if (show)
+                        qInfo().noquote() << "    ->" << out.last();
+                }
+            }
+            return out;
+        };
+        const QStringList once = replay(print);
+        if (print)
+            QCOMPARE(replay(false), once);
+        else
+            QCOMPARE(once, recorded);
+    }
+
     // The comparison can fail: a core told one thing less, or with other jitter, diverges.
     void aTraceWithAnInputLeftOutDoesNotReplay()
     {
@@ -243,6 +305,17 @@ private Q_SLOTS:
         QVERIFY(acquire != cut.entries.end());
         cut.entries.erase(acquire);
         QVERIFY(replayed(cut, c.options) != c.effects);
+        // So can the file's: a trace read back with one input changed replays otherwise.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString file = dir.filePath(QStringLiteral("cut.trace"));
+        QVERIFY(c.trace.write(file, c.options));
+        InputTrace read;
+        Options readOptions;
+        QVERIFY(!read.read(file, readOptions));
+        QCOMPARE(replayed(read, readOptions), c.effects);
+        readOptions.seed += 1;
+        QVERIFY(replayed(read, readOptions) != c.effects);
         Options otherSeed = c.options;
         otherSeed.seed += 1000;
         QVERIFY(replayed(c.trace, otherSeed) != c.effects);
@@ -377,6 +450,9 @@ private Q_SLOTS:
         QCOMPARE(tasks, seen->tasks);
         QCOMPARE(resolves, seen->resolves);
     }
+
+private:
+    QTemporaryDir m_dir; // the trace files of aTraceFileReplays
 };
 
 QTEST_GUILESS_MAIN(tst_Replay)
