@@ -2,6 +2,7 @@
 #include "qsimba.h"
 
 #include "qsimba_p.h"
+#include "qsimbaelection_p.h"
 #include "qsimbaerror.h"
 #include "qsimbaleasebackend.h"
 #include "qsimbainstrumentedbackend_p.h"
@@ -273,6 +274,11 @@ void QSimbaLink::startElection(const QSimbaLeaseName &name, bool withWork)
 
 void QSimbaPrivate::ensureOpen(const char *what) const
 {
+    link->ensureOpen(what);
+}
+
+void QSimbaLink::ensureOpen(const char *what) const
+{
     if (closing)
         throw QSimbaIllegalStateError(QStringLiteral("%1: the QSimba client is closed").arg(QLatin1String(what)));
 }
@@ -299,20 +305,7 @@ Taken QSimbaPrivate::perform(const Task &task)
     }
     if (task.type == Task::Type::Elected && task.withWork) {
         // Leader work starts with the delivery of its term, on a thread of its own.
-        std::optional<std::pair<QSimbaLink::Work, std::optional<QSimbaSchedule>>> work;
-        {
-            QMutexLocker lock(&link->worksMutex);
-            if (!task.group.isEmpty()) {
-                auto it = link->groupWorks.find(task.group);
-                if (it != link->groupWorks.end()) {
-                    const int partition = task.partition;
-                    auto fn = it->first;
-                    work.emplace([fn, partition](const QSimbaTerm &term) { fn(term, partition); }, it->second);
-                }
-            } else if (auto it = link->works.find(task.name); it != link->works.end()) {
-                work = *it;
-            }
-        }
+        const auto work = link->workFor(task);
         // The handover may have skipped the work already (close() on a blocked owner
         // thread): then it never starts, for a term that is over.
         if (work && task.term->beginWork())
@@ -444,13 +437,13 @@ QFuture<void> QSimba::closeAsync()
 {
     Q_D(QSimba);
     QMutexLocker closeLock(&d->closeMutex);
-    if (d->closing.load())
+    if (d->link->closing.load())
         return d->closeFuture;
     auto [closedId, closedFuture] = d->link->newPromise(/*direct=*/true);
     auto [afterId, afterFuture] = d->link->newPromise();
     d->closedFuture = closedFuture;
     d->closeFuture = afterFuture;
-    d->closing.store(true);
+    d->link->closing.store(true);
     closeLock.unlock();
     {
         QMutexLocker lock(&d->electionsMutex);
@@ -472,5 +465,5 @@ void QSimba::close()
 
 bool QSimba::isClosed() const
 {
-    return d_func()->closing;
+    return d_func()->link->closing;
 }
