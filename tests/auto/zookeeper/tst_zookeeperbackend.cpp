@@ -407,6 +407,71 @@ private Q_SLOTS:
             b.closeSession(s);
     }
 
+    // The sweep of expired sessions (openSession(), members(), inspect(), a takeover) must
+    // judge a session on data read after its clock write. Read before it, a renewal that
+    // lands between the read and the clock write goes unseen: the sweep removed a session
+    // renewed in time, with its leases, while its owner's term was valid (the overlap of the
+    // fault suite's restart-server case). The proxy holds the sweeper's clock write while the
+    // owner renews just before the old expiry and the server's time passes it.
+    void sweepSparesASessionRenewedInTime()
+    {
+        const QString base = QStringLiteral("sweep-renewed");
+        const QByteArray clockPath = QStringLiteral("/%1/clock").arg(base).toUtf8();
+        TcpProxy proxy(QStringLiteral("127.0.0.1"), server.port());
+        QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
+        auto sweeperOptions = options(base);
+        sweeperOptions.hosts = QStringLiteral("127.0.0.1:%1").arg(proxy.port());
+        sweeperOptions.timeout = 30s; // the call waits while its request is held
+        Backend owner(options(base)), sweeper(sweeperOptions);
+        RawClient raw(server.hostPort());
+        QTRY_VERIFY(raw.connected());
+        sweeper.inspect(); // connected, layout made: the next clock write is the sweep's
+        // The server's time: the mtime of a clock write.
+        const auto serverNow = [&] {
+            Stat stat{};
+            const int rc = zoo_set2(raw.zh, clockPath.constData(), nullptr, 0, -1, &stat);
+            return rc == ZOK ? qint64(stat.mtime) : qint64(-1);
+        };
+        const qint64 lease = 3000;
+        const auto session = owner.openSession(std::chrono::milliseconds(lease)).id;
+        Stat created{};
+        const QByteArray sessionPath = QStringLiteral("/%1/sessions/%2").arg(base, session.toString()).toUtf8();
+        QCOMPARE(zoo_exists(raw.zh, sessionPath.constData(), 0, &created), int(ZOK));
+        const qint64 m = created.mtime; // the session is live until m + lease
+
+        // The sweeper opens a session, which sweeps the others: its clock write is held.
+        proxy.holdFrom(clockPath, 16); // a setData request: length, xid, type, path length, path
+        std::atomic<bool> swept = false;
+        std::thread sweep([&] {
+            try {
+                const auto own = sweeper.openSession(std::chrono::milliseconds(lease)).id;
+                sweeper.closeSession(own);
+            } catch (const QSimbaError &e) {
+                qWarning("sweeper: %s", e.what());
+            }
+            swept = true;
+        });
+        const auto joinSweep = qScopeGuard([&] {
+            proxy.releaseHold();
+            sweep.join();
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(proxy.holding(), 10000);
+
+        // The owner renews a second before the session would run out: in time.
+        QTRY_VERIFY_WITH_TIMEOUT(serverNow() >= m + lease - 1000, 10000);
+        const auto renewed = owner.keepAlive(session, std::chrono::milliseconds(lease), {});
+        QVERIFY2(renewed.isLive, "the renewal did not land within the lease (a very slow machine)");
+        // The server's time passes the old expiry, then the sweeper's clock write lands.
+        QTRY_VERIFY_WITH_TIMEOUT(serverNow() >= m + lease + 10, 10000);
+        proxy.releaseHold();
+        QTRY_VERIFY_WITH_TIMEOUT(swept.load(), 35000);
+
+        // The session was live at the sweeper's clock write: it is still there, and live.
+        QCOMPARE(zoo_exists(raw.zh, sessionPath.constData(), 0, nullptr), int(ZOK));
+        QVERIFY(owner.keepAlive(session, std::chrono::milliseconds(lease), {}).isLive);
+        owner.closeSession(session);
+    }
+
     void lostZookeeperSessionIsReplaced()
     {
         // A short ZooKeeper session (the server's minimum: 2 ticks), a long QSimba lease.
