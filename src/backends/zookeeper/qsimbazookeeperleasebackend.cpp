@@ -544,6 +544,12 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
     const QSimbaZookeeperConnection::Call call(d->zk);
     d->traceCall("acquire", session);
     validateBatch(names);
+    {
+        QSet<QString> asked;
+        for (const auto &name : names)
+            asked.insert(name.toString());
+        d->hints->noteInterest(asked);
+    }
     const QString own = d->sessionPath(session);
     QHash<QSimbaLeaseName, AcquireResult> results;
     QList<QSimbaLeaseName> pending(names.cbegin(), names.cend());
