@@ -131,38 +131,35 @@ TcpProxy::~TcpProxy()
 
 void TcpProxy::setMode(Mode mode, std::chrono::milliseconds delay)
 {
-    std::unique_lock lock(m_mutex);
-    m_mode = mode;
-    m_delay = delay;
-    const quint64 generation = ++m_generation;
-    if (!m_thread.joinable())
-        return;
-    lock.unlock();
-    wake();
-    lock.lock();
-    m_appliedChanged.wait(lock, [&] { return m_applied >= generation; });
+    apply([&] {
+        m_mode = mode;
+        m_delay = delay;
+    });
 }
 
 void TcpProxy::holdFrom(const QByteArray &needle, int before)
 {
-    std::unique_lock lock(m_mutex);
-    m_holdNeedle = needle;
-    m_holdBefore = before;
-    m_holdRelease = false;
-    const quint64 generation = ++m_generation;
-    if (!m_thread.joinable())
-        return;
-    lock.unlock();
-    wake();
-    lock.lock();
-    m_appliedChanged.wait(lock, [&] { return m_applied >= generation; });
+    apply([&] {
+        m_holdNeedle = needle;
+        m_holdBefore = before;
+        m_holdRelease = false;
+    });
 }
 
 void TcpProxy::releaseHold()
 {
+    apply([&] {
+        m_holdNeedle.clear();
+        m_holdRelease = true;
+    });
+    m_holding = false;
+}
+
+// Makes \a change under the mutex and returns once the proxy's thread applied it.
+void TcpProxy::apply(const std::function<void()> &change)
+{
     std::unique_lock lock(m_mutex);
-    m_holdNeedle.clear();
-    m_holdRelease = true;
+    change();
     const quint64 generation = ++m_generation;
     if (!m_thread.joinable())
         return;
@@ -170,7 +167,6 @@ void TcpProxy::releaseHold()
     wake();
     lock.lock();
     m_appliedChanged.wait(lock, [&] { return m_applied >= generation; });
-    m_holding = false;
 }
 
 TcpProxy::Mode TcpProxy::mode() const

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -66,6 +67,7 @@ public:
 private:
     void run();
     void wake();
+    void apply(const std::function<void()> &change);
 
     quint16 m_port = 0;
     QString m_error;

@@ -42,6 +42,13 @@ class tst_ZookeeperBackend : public QObject
         o.acl = acl;
         return o;
     }
+    // The options of a client that reaches the server through \a proxy.
+    Backend::Options throughProxy(const QString &base, const TcpProxy &proxy) const
+    {
+        auto o = options(base);
+        o.hosts = QStringLiteral("127.0.0.1:%1").arg(proxy.port());
+        return o;
+    }
     static QSimbaLeaseName name(const char *n) { return QSimbaLeaseName::of(QString::fromLatin1(n)); }
 
     // Hints a subscription collected, with the time each arrived.
@@ -251,9 +258,7 @@ private Q_SLOTS:
         const QString base = QStringLiteral("hints-gap");
         TcpProxy proxy(QStringLiteral("127.0.0.1"), server.port());
         QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
-        auto proxied = options(base);
-        proxied.hosts = QStringLiteral("127.0.0.1:%1").arg(proxy.port());
-        Backend holder(options(base)), waiter(proxied);
+        Backend holder(options(base)), waiter(throughProxy(base, proxy));
         Collector collector;
         auto subscription = waiter.subscribe(collector.listener());
         const auto s1 = holder.openSession(30s).id, s2 = waiter.openSession(30s).id;
@@ -459,8 +464,7 @@ private Q_SLOTS:
         const QByteArray clockPath = QStringLiteral("/%1/clock").arg(base).toUtf8();
         TcpProxy proxy(QStringLiteral("127.0.0.1"), server.port());
         QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
-        auto sweeperOptions = options(base);
-        sweeperOptions.hosts = QStringLiteral("127.0.0.1:%1").arg(proxy.port());
+        auto sweeperOptions = throughProxy(base, proxy);
         sweeperOptions.timeout = 30s; // the call waits while its request is held
         Backend owner(options(base)), sweeper(sweeperOptions);
         RawClient raw(server.hostPort());
@@ -649,8 +653,7 @@ private Q_SLOTS:
         QFETCH(int, fault);
         TcpProxy proxy(QStringLiteral("127.0.0.1"), server.port());
         QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
-        auto o = options(QStringLiteral("deadline%1").arg(fault + 1));
-        o.hosts = QStringLiteral("127.0.0.1:%1").arg(proxy.port());
+        auto o = throughProxy(QStringLiteral("deadline%1").arg(fault + 1), proxy);
         o.timeout = 500ms;
         o.sessionTimeout = 4000ms;
         auto backend = std::make_unique<Backend>(o);
