@@ -141,7 +141,11 @@ class tst_Http : public QObject
 
     std::unique_ptr<QSimba> client()
     {
-        return QSimba::builder().backend(std::make_unique<QSimbaMemoryLeaseBackend>(store)).config(config).build();
+        return QSimba::builder()
+            .backend(std::make_unique<QSimbaMemoryLeaseBackend>(store))
+            .config(config)
+            .metadata(u"instance"_qs, u"billing-3"_qs)
+            .build();
     }
 
 private Q_SLOTS:
@@ -175,6 +179,8 @@ private Q_SLOTS:
         QCOMPARE(o[u"client"_qs][u"pid"_qs].toInteger(), QCoreApplication::applicationPid());
         QVERIFY(o[u"client"_qs][u"backend"_qs].toString().startsWith(u"memory://"_qs));
         QCOMPARE(o[u"session"_qs][u"status"_qs].toString(), u"LIVE"_qs);
+        // The session's metadata, as the builder set it: which instance this is, for operators.
+        QCOMPARE(o[u"session"_qs][u"metadata"_qs].toObject(), (QJsonObject{{u"instance"_qs, u"billing-3"_qs}}));
         QCOMPARE(o[u"healthy"_qs].toBool(), true);
         QCOMPARE(o[u"leaseDurationMs"_qs].toInt(), 600);
         const QJsonArray elections = o[u"elections"_qs].toArray();
