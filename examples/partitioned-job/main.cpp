@@ -3,7 +3,8 @@
 // ("nodes") on one SQLite file join the group; rendezvous hashing splits the 8 partitions
 // between them, and each node runs only its own. Every second the program prints which
 // partitions each node runs; at the end, which partitions ran where. It runs --duration
-// seconds, and on until both nodes hold partitions.
+// seconds, and on until both nodes hold partitions. When it fails, it prints what each node
+// heard (its events) and saw last (its snapshot), so a failure says why a node stayed out.
 //
 //   partitioned-job [--duration SECONDS] [--database FILE]
 #include "qsimbaexample.h"
@@ -13,6 +14,7 @@
 #include <qsimbaschedule.h>
 
 #include <QtCore/QElapsedTimer>
+#include <QtCore/QJsonDocument>
 #include <QtCore/QSet>
 #include <QtCore/QTimer>
 
@@ -42,6 +44,28 @@ struct Node
     std::unique_ptr<QSimbaGroupTask> task;
     QMutex mutex;
     QSet<int> ran; // partitions whose work ran here
+    QStringList events; // what the client published, renewals counted only
+    int renewals = 0;
+
+    void heard(const QSimbaEvent &event)
+    {
+        QMutexLocker lock(&mutex);
+        if (event.type() == QSimbaEvent::Type::SessionRenewed) {
+            ++renewals;
+            return;
+        }
+        events << QString::fromUtf8(QJsonDocument(event.toJson()).toJson(QJsonDocument::Compact));
+    }
+
+    void dump()
+    {
+        QMutexLocker lock(&mutex);
+        say(QStringLiteral("%1 events (%2 renewals not shown):").arg(label).arg(renewals));
+        for (const auto &line : std::as_const(events))
+            say(QStringLiteral("  ") + line);
+        say(QStringLiteral("%1 snapshot: %2")
+                .arg(label, QString::fromUtf8(QJsonDocument(client->snapshot().toJson()).toJson(QJsonDocument::Compact))));
+    }
 };
 
 } // namespace
@@ -61,7 +85,7 @@ int main(int argc, char *argv[])
     for (int i = 0; i < 2; ++i) {
         Node &node = nodes[i];
         node.label = QStringLiteral("node-%1").arg(i + 1);
-        node.client = QSimbaExample::sqliteClient(path, node.label);
+        node.client = QSimbaExample::sqliteClient(path, node.label, [&node](const QSimbaEvent &e) { node.heard(e); });
         // Each partition's work runs on a thread of its own while this node holds it.
         node.task = node.client->group(QStringLiteral("billing"), Partitions)
                         ->schedule(QSimbaSchedule::fixedDelay(250ms), [&node](const QSimbaTerm &term, int partition) {
@@ -99,6 +123,9 @@ int main(int argc, char *argv[])
     check.start(50ms);
     app.exec();
 
+    if (!split)
+        for (auto &n : nodes)
+            n.dump();
     for (auto &n : nodes)
         n.task->close();
     QSet<int> all;
@@ -108,7 +135,11 @@ int main(int argc, char *argv[])
         all.unite(n.ran);
     }
     say(QStringLiteral("%1 of %2 partitions ran").arg(all.size()).arg(Partitions));
+    const bool ok = all.size() == Partitions && split;
+    if (split && !ok)
+        for (auto &n : nodes)
+            n.dump();
     for (auto &n : nodes)
         n.client->close();
-    return all.size() == Partitions && split ? 0 : 1;
+    return ok ? 0 : 1;
 }
