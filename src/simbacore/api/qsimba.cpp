@@ -191,9 +191,11 @@ bool QSimbaPrivate::mayWait() const
     return link->mayWait();
 }
 
-bool QSimbaLink::mayWait() const
+bool QSimbaLink::mayWait(WaitFor what) const
 {
-    return !QSimbaPrivate::insideCallback() && !runtime->isEngineThread();
+    if (runtime->isEngineThread())
+        return false;
+    return what == WaitFor::Engine || !QSimbaPrivate::insideCallback();
 }
 
 quint64 QSimbaLink::add(Completer completer, bool direct)

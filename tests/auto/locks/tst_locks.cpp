@@ -241,6 +241,63 @@ private Q_SLOTS:
         QTRY_COMPARE(outcome.load(), 2);
     }
 
+    void blockingAcquireMayWaitInLeaderWorkAndCallbacks()
+    {
+        // What a blocking acquire waits for is answered by the engine, not by the callback
+        // executor: inside leader work and inside a callback it waits (seeds 004: only the
+        // engine loop refuses it). The engine loop refuses tryAcquire too.
+        auto simba = client();
+        auto other = client();
+        QSimbaLockTerm heldElsewhere = other->lock(QStringLiteral("in-work"))->acquire(5s);
+        std::atomic<int> inWork{0}, inCallback{0};
+        auto *workLock = simba->lock(QStringLiteral("in-work")); // QObjects: made on their owner thread
+        auto *callbackLock = simba->lock(QStringLiteral("in-callback"));
+        auto task = simba->election(QStringLiteral("w"))->runWhileLeader([&](const QSimbaTerm &) {
+            try {
+                QSimbaLockTerm term = workLock->acquire(10s); // waits for the other client's term
+                inWork = term.isValid() ? 1 : 3;
+            } catch (const QSimbaError &) {
+                inWork = 2;
+            }
+        });
+        auto *election = simba->election(QStringLiteral("c"));
+        connect(election, &QSimbaElection::elected, this, [&] {
+            try {
+                QSimbaLockTerm term = callbackLock->acquire(5s);
+                inCallback = term.isValid() ? 1 : 3;
+            } catch (const QSimbaError &) {
+                inCallback = 2;
+            }
+        });
+        election->start();
+        QTRY_COMPARE(inCallback.load(), 1);
+        QTest::qWait(50);
+        QCOMPARE(inWork.load(), 0); // still waiting for the other client's term
+        heldElsewhere.close();
+        QTRY_COMPARE(inWork.load(), 1);
+        task->close();
+
+        auto direct = QSimba::builder()
+                          .backend(std::make_unique<QSimbaMemoryLeaseBackend>(store))
+                          .config(config)
+                          .callbackExecutor(QSimba::CallbackExecutor::Direct)
+                          .build();
+        std::atomic<int> onLoop{0};
+        auto *e = direct->election(QStringLiteral("loop"));
+        auto *lock = direct->lock(QStringLiteral("loop-lock"));
+        connect(e, &QSimbaElection::elected, e, [&] {
+            try {
+                (void)lock->tryAcquire();
+                onLoop = 1;
+            } catch (const QSimbaIllegalStateError &error) {
+                onLoop = error.message().contains(QStringLiteral("tryAcquire of lock \"loop-lock\" on the engine loop"))
+                    ? 2 : 3;
+            }
+        }, Qt::DirectConnection);
+        e->start();
+        QTRY_COMPARE(onLoop.load(), 2);
+    }
+
     // A blocking acquire and release are carried out by the calling thread and the backend
     // thread: a callback that holds up the engine thread (a Direct executor) does not hold
     // up a lock cycle. Before, every input was queued to the engine thread.
