@@ -10,6 +10,7 @@
 #include "qsimbaexample.h"
 
 #include <qsimbagrouptask.h>
+#include <qsimbapartitionassignment.h>
 #include <qsimbapartitiongroup.h>
 #include <qsimbaschedule.h>
 
@@ -106,16 +107,35 @@ int main(int argc, char *argv[])
             say(QStringLiteral("%1 partitions: %2").arg(n.label, sorted(n.task->partitions())));
     });
     report.start(1s);
-    // Runs at least --duration, and until the nodes split the partitions (at most 15 s more):
-    // the first node to join takes every partition until it sees the other member.
+    // Runs at least --duration, and until the nodes agree (at most 15 s more): both see both
+    // sessions as members and each holds what rendezvous hashing gives its session. The first
+    // node to join takes every partition until it sees the other member. For 1 pair of
+    // sessions in 128 (8 partitions, 2 members: 2 / 2^8) hashing gives one node all 8 and
+    // the other none: that is the assignment, not a node left out.
     QElapsedTimer elapsed;
     elapsed.start();
     QTimer check;
     bool split = false;
+    const auto agreed = [&] {
+        QList<QSimbaSessionId> sessions;
+        for (auto &n : nodes)
+            sessions << n.client->snapshot().session.id;
+        std::sort(sessions.begin(), sessions.end());
+        for (auto &n : nodes) {
+            const auto snapshot = n.client->snapshot();
+            if (snapshot.groups.size() != 1 || snapshot.groups.first().members != sessions
+                || n.task->partitions() != QSimbaPartitionAssignment::partitionsOf(snapshot.session.id, Partitions, sessions))
+                return false;
+        }
+        return true;
+    };
     QObject::connect(&check, &QTimer::timeout, &app, [&] {
-        if (!split && !nodes[0].task->partitions().isEmpty() && !nodes[1].task->partitions().isEmpty()) {
+        if (!split && agreed()) {
             split = true;
-            say(QStringLiteral("the nodes split the partitions after %1 ms").arg(elapsed.elapsed()));
+            say(QStringLiteral("the nodes split the partitions as rendezvous hashing says after %1 ms: %2 %3, %4 %5")
+                    .arg(elapsed.elapsed())
+                    .arg(nodes[0].label, sorted(nodes[0].task->partitions()), nodes[1].label,
+                         sorted(nodes[1].task->partitions())));
         }
         if (std::chrono::milliseconds(elapsed.elapsed()) >= duration && (split || elapsed.elapsed() > 15000 + duration.count()))
             app.quit();
