@@ -131,6 +131,11 @@ public:
         ~CallbackScope();
     };
 
+    //! For tests: observes every engine input of each client built while it is set (the
+    //! engine's Options::onInput: called under the runtime's mutex, on the feeding thread),
+    //! so a test records the trace that replays its client's run.
+    static std::function<void(QSimbaEngine::Nanos, const QSimbaEngine::Input &)> inputObserverForTests;
+
     QSimba *q = nullptr;
     std::shared_ptr<QSimbaLink> link;
     std::shared_ptr<QSimbaBackendMetrics> backendMetrics;

@@ -5,6 +5,9 @@
 #include "qsimbaerror.h"
 #include "qsimbamemoryleasebackend.h"
 
+#include "facade/qsimba_p.h"
+#include "inputtrace.h"
+
 #include <QtConcurrent/QtConcurrent>
 #include <QtCore/QFutureWatcher>
 #include <QtCore/QRandomGenerator>
@@ -28,12 +31,52 @@ class tst_Locks : public QObject
             *raw = backend.get();
         return QSimba::builder().backend(std::move(backend)).config(config).build();
     }
-    //! Whether another client could take the lock now (a tryAcquire from a fresh client).
+    //! Whether another client could take the lock now: no live session holds it in the
+    //! store. Read from the store itself: a tryAcquire from a fresh client gives up after one
+    //! lease (300 ms) without an answer, which a loaded machine turned into "held".
     bool freeForOthers(const QString &name)
     {
-        auto other = client();
-        auto term = other->lock(name)->tryAcquire();
-        return term.has_value();
+        QSimbaMemoryLeaseBackend store(this->store);
+        const auto leases = store.inspect().leases;
+        return std::none_of(leases.cbegin(), leases.cend(), [&](const auto &l) {
+            return l.name.toString() == name && !l.holder.isNull() && l.remaining.count() > 0;
+        });
+    }
+
+    //! Records the engine inputs of the clients built while it lives (the trace replays
+    //! their run, see tests/simulation/inputtrace.h), for a failure report.
+    struct TraceRecorder
+    {
+        QMutex mutex;
+        InputTrace trace;
+        TraceRecorder()
+        {
+            QSimbaPrivate::inputObserverForTests = [this](QSimbaEngine::Nanos now, const QSimbaEngine::Input &input) {
+                QMutexLocker lock(&mutex);
+                trace.entries.push_back({now, input});
+            };
+        }
+        ~TraceRecorder() { QSimbaPrivate::inputObserverForTests = nullptr; }
+        //! Stops recording for the clients built from now on.
+        void stop() { QSimbaPrivate::inputObserverForTests = nullptr; }
+        //! The last \a count inputs, one a line.
+        QString tail(int count)
+        {
+            QMutexLocker lock(&mutex);
+            const QStringList lines = trace.lines();
+            return lines.mid(std::max(0, int(lines.size()) - count)).join(QLatin1Char('\n'));
+        }
+    };
+    //! The store's leases, one a line, for a failure report.
+    QString storeLeases()
+    {
+        QStringList out;
+        for (const auto &l : QSimbaMemoryLeaseBackend(store).inspect().leases)
+            out << QStringLiteral("%1 holder %2 token %3 remaining %4 ms")
+                       .arg(l.name.toString(), l.holder.toString())
+                       .arg(l.token)
+                       .arg(l.remaining.count());
+        return out.join(QLatin1Char('\n'));
     }
 
 private Q_SLOTS:
@@ -411,7 +454,9 @@ private Q_SLOTS:
         // looks at its interruption (every 50ms): whatever wins that race, the lock ends up
         // free (no term held by nobody).
         QSimbaMemoryLeaseBackend *raw = nullptr;
+        TraceRecorder recorder; // the client's engine inputs, dumped if the lock stays held
         auto simba = client(&raw);
+        recorder.stop();
         auto *lock = simba->lock(QStringLiteral("interrupted"));
         auto *rng = QRandomGenerator::global();
         std::atomic<int> interrupted{0};
@@ -434,7 +479,14 @@ private Q_SLOTS:
         // after the cancel) reaches the store, so the store is free a little later; a term
         // left held would keep it taken as long as this client's session lives.
         QTRY_VERIFY_WITH_TIMEOUT(simba->snapshot().elections.isEmpty(), 2000);
-        QTRY_VERIFY_WITH_TIMEOUT(freeForOthers(QStringLiteral("interrupted")), 5000);
+        QDeadlineTimer freeBy(5s);
+        while (!freeForOthers(QStringLiteral("interrupted")) && !freeBy.hasExpired())
+            QTest::qWait(20); // as QTRY_VERIFY does, but with a report when it fails
+        if (!freeForOthers(QStringLiteral("interrupted"))) {
+            qWarning().noquote() << "store:\n" << storeLeases() << "\nclient" << simba->snapshot().session.id.toString()
+                                 << "engine inputs, the last 300:\n" << recorder.tail(300);
+            QFAIL("the store holds the lock the engine forgot");
+        }
         qInfo() << interrupted.load() << "of 60 acquires were interrupted";
     }
 };
