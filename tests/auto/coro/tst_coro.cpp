@@ -158,8 +158,10 @@ class tst_Coro : public QObject
     Q_OBJECT
 
     QString store;
-    // Short leases keep real-time tests fast: renew 100 ms.
-    QSimbaConfig config = QSimbaConfig::builder().leaseDuration(300ms).build();
+    // 2 s leases: a session renewed every 667 ms outlives a loaded machine's pauses (with
+    // 300 ms, a session lost to its deadline let the other client take a lock the test
+    // held: 3 failures in 30 runs under load). Waits end on hints, not on lease ends.
+    QSimbaConfig config = QSimbaConfig::builder().leaseDuration(2s).build();
     const QString name = QStringLiteral("coro-lock");
 
     std::unique_ptr<QSimba> client(QSimbaMemoryLeaseBackend **raw = nullptr, QSimbaEventStream *stream = nullptr)

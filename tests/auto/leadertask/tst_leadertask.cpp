@@ -305,6 +305,11 @@ private Q_SLOTS:
         ticker->advance(2s); // 5 s after the term began
         QTRY_COMPARE(ranAt.load(), (start + 5s).count());
         task->close();
+        // The executor runs the client's tasks: none may run after the client is gone. The
+        // close future completes after the last one ran.
+        auto closed = simba->closeAsync();
+        QTRY_VERIFY(closed.isFinished());
+        executor.waitForDone();
     }
 
     void userContinuationOnRevokedKeepsTheInterruption()
