@@ -97,6 +97,10 @@ struct InputTrace
         return fromData(file.readAll(), options);
     }
 
+    //! The effects a fresh core built with \a options (its observers left out) produces
+    //! from this trace, one line each (describeEffect()).
+    QStringList replayedEffects(QSimbaEngine::Options options) const;
+
     //! Feeds every input to \a core, in order; \a effects gets what each one produced.
     template<class F>
     void replay(QSimbaEngine::Core &core, F &&effects) const
@@ -142,6 +146,19 @@ inline QString describeEffect(const QSimbaEngine::Effect &effect)
         return QStringLiteral("resolve %1 token %2 failure %3").arg(effect.promise).arg(token(effect.term)).arg(int(effect.failure));
     }
     return {};
+}
+
+inline QStringList InputTrace::replayedEffects(QSimbaEngine::Options options) const
+{
+    options.onInput = nullptr;
+    options.onTermGranted = nullptr;
+    QSimbaEngine::Core core(options);
+    QStringList out;
+    replay(core, [&](const std::vector<QSimbaEngine::Effect> &effects) {
+        for (const auto &e : effects)
+            out.append(describeEffect(e));
+    });
+    return out;
 }
 
 namespace InputTraceData {

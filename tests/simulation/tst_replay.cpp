@@ -186,17 +186,6 @@ private:
     std::vector<std::unique_ptr<Run::Client>> m_clients;
 };
 
-QStringList replayed(const InputTrace &trace, Options options)
-{
-    options.onInput = nullptr;
-    Core core(options);
-    QStringList out;
-    trace.replay(core, [&](const std::vector<Effect> &effects) {
-        for (const auto &e : effects)
-            out.append(describeEffect(e));
-    });
-    return out;
-}
 
 } // namespace
 
@@ -220,7 +209,7 @@ private Q_SLOTS:
         for (auto &c : run.clients()) {
             QVERIFY(c->trace.entries.size() > 100);
             inputs += int(c->trace.entries.size());
-            const QStringList again = replayed(c->trace, c->options);
+            const QStringList again = c->trace.replayedEffects(c->options);
             if (again != c->effects) {
                 int i = 0;
                 while (i < again.size() && i < c->effects.size() && again[i] == c->effects[i])
@@ -304,7 +293,7 @@ private Q_SLOTS:
         });
         QVERIFY(acquire != cut.entries.end());
         cut.entries.erase(acquire);
-        QVERIFY(replayed(cut, c.options) != c.effects);
+        QVERIFY(cut.replayedEffects(c.options) != c.effects);
         // So can the file's: a trace read back with one input changed replays otherwise.
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
@@ -313,12 +302,12 @@ private Q_SLOTS:
         InputTrace read;
         Options readOptions;
         QVERIFY(!read.read(file, readOptions));
-        QCOMPARE(replayed(read, readOptions), c.effects);
+        QCOMPARE(read.replayedEffects(readOptions), c.effects);
         readOptions.seed += 1;
-        QVERIFY(replayed(read, readOptions) != c.effects);
+        QVERIFY(read.replayedEffects(readOptions) != c.effects);
         Options otherSeed = c.options;
         otherSeed.seed += 1000;
-        QVERIFY(replayed(c.trace, otherSeed) != c.effects);
+        QVERIFY(c.trace.replayedEffects(otherSeed) != c.effects);
     }
 
     // The core reads no clock: an event's wall-clock time comes from the input that made it

@@ -1361,19 +1361,8 @@ private Q_SLOTS:
         const QStringList files = sim.writeTraces(dir.path());
         QVERIFY(files.size() >= 4); // four from the start, more as clients are replaced
         qsizetype inputs = 0, outputs = 0, workBegun = 0;
-        const auto replay = [](const InputTrace &trace, Options options) {
-            options.onInput = nullptr;
-            options.onTermGranted = nullptr;
-            Core core(options);
-            QStringList out;
-            trace.replay(core, [&](const std::vector<Effect> &effects) {
-                for (const auto &e : effects)
-                    out.append(describeEffect(e));
-            });
-            return out;
-        };
         for (int i = 0; i < files.size(); ++i) {
-            QCOMPARE(replay(sim.traceOf(i), sim.optionsOf(i)), sim.effectsOf(i)); // the trace in memory
+            QCOMPARE(sim.traceOf(i).replayedEffects(sim.optionsOf(i)), sim.effectsOf(i)); // the trace in memory
             InputTrace trace;
             Options options;
             const auto error = trace.read(files[i], options);
@@ -1381,7 +1370,7 @@ private Q_SLOTS:
             QVERIFY(!trace.entries.empty());
             inputs += qsizetype(trace.entries.size());
             workBegun += qsizetype(trace.workBegun.size());
-            const QStringList replayed = replay(trace, options);
+            const QStringList replayed = trace.replayedEffects(options);
             const QStringList recorded = sim.effectsOf(i);
             outputs += recorded.size();
             if (replayed != recorded) {
