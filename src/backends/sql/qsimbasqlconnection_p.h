@@ -90,6 +90,7 @@ private:
     //! \a sql with each ? replaced by the literal of its bind.
     QString inlined(const QString &sql, const QVariantList &binds) const;
     Rows beginLockedReading(const QString &read, const QVariantList &binds);
+    Rows beginLockedReadingPostgres(const QString &read, const QVariantList &binds);
     void commitWith(const QString &write, const QVariantList &binds);
     [[noreturn]] void fail(const QString &what, const QSqlError &error);
     QSimbaBackendError newerSchema(int found) const;
