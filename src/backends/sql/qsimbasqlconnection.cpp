@@ -400,9 +400,13 @@ QSimbaSqlConnection::Rows QSimbaSqlConnection::beginLockedReadingPostgres(const 
     exec(m_dialect.beginLocked().join(QStringLiteral("; ")));
     Rows led;
     try {
-        led = exec(QStringLiteral("SELECT v.version, r.* FROM (SELECT version FROM ") + m_dialect.versionTable()
-                       + QStringLiteral(" WHERE id = 1) v LEFT JOIN (SELECT 1 AS qsimba_read, q.* FROM (") + read
-                       + QStringLiteral(") q) r ON TRUE"),
+        // A read that leads with the version and the marker itself (a statement with a
+        // data-modifying WITH cannot be a subquery): run as it is.
+        led = exec(read.startsWith(VersionLedRead) ? read
+                                                   : QStringLiteral("SELECT v.version, r.* FROM (SELECT version FROM ")
+                           + m_dialect.versionTable()
+                           + QStringLiteral(" WHERE id = 1) v LEFT JOIN (SELECT 1 AS qsimba_read, q.* FROM (") + read
+                           + QStringLiteral(") q) r ON TRUE"),
                    binds);
     } catch (const QSimbaBackendError &) {
         if (m_lost || m_aborted)
@@ -411,7 +415,10 @@ QSimbaSqlConnection::Rows QSimbaSqlConnection::beginLockedReadingPostgres(const 
         // more one statement at a time, so that the error names its cause.
         rollback();
         beginLocked();
-        return exec(read, binds);
+        if (read.startsWith(VersionLedRead))
+            led = exec(read, binds);
+        else
+            return exec(read, binds);
     }
     checkVersion(led.isEmpty() || led.first().value(0).isNull() ? 0 : led.first().value(0).toInt());
     Rows rows;
