@@ -52,15 +52,19 @@ inline QString processCommandLine(QCommandLineParser &parser, const QCoreApplica
         : dir.filePath(fileName);
 }
 
-//! A client named \a node whose leases live in the SQLite file \a path (1 s leases).
-inline std::unique_ptr<QSimba> sqliteClient(const QString &path, const QString &node)
+//! A client named \a node whose leases live in the SQLite file \a path (1 s leases);
+//! \a listener, if set, hears its events (on the client's callback thread).
+inline std::unique_ptr<QSimba> sqliteClient(const QString &path, const QString &node,
+                                            QSimba::EventListener listener = {})
 {
     using namespace std::chrono_literals;
-    return QSimba::builder()
-        .backend(QSimbaSqlLeaseBackend::fromUrl(QUrl(QString(QStringLiteral("sqlite://") + path))))
+    auto builder = QSimba::builder();
+    builder.backend(QSimbaSqlLeaseBackend::fromUrl(QUrl(QString(QStringLiteral("sqlite://") + path))))
         .config(QSimbaConfig::builder().leaseDuration(1s).build())
-        .metadata(QStringLiteral("node"), node)
-        .build();
+        .metadata(QStringLiteral("node"), node);
+    if (listener)
+        builder.listener(std::move(listener));
+    return builder.build();
 }
 
 } // namespace QSimbaExample

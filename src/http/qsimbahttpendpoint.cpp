@@ -5,6 +5,7 @@
 #include "qsimbahttplogging_p.h"
 
 #include "qsimbaerror.h"
+#include "qsimbaplaceholders_p.h"
 
 #include <QtCore/QCoreApplication>
 #include <QtCore/QCryptographicHash>
@@ -62,11 +63,14 @@ QString hostText(const QHostAddress &address)
 QSimbaHttpEndpoint::Options QSimbaHttpEndpoint::Options::fromSettings(QSettings &settings)
 {
     Options o;
-    settings.beginGroup(QStringLiteral("simba/http"));
-    const QString address = settings.value(QStringLiteral("address")).toString();
-    const QString port = settings.value(QStringLiteral("port")).toString();
-    o.token = settings.value(QStringLiteral("token")).toString().toUtf8();
-    settings.endGroup();
+    // Placeholders (${VAR}, ${VAR:default}) as in every other setting.
+    const auto read = [&settings](const QString &key) {
+        const QString path = QStringLiteral("simba/http/") + key;
+        return QSimbaPlaceholders::expand(settings.value(path).toString(), path);
+    };
+    const QString address = read(QStringLiteral("address"));
+    const QString port = read(QStringLiteral("port"));
+    o.token = read(QStringLiteral("token")).toUtf8();
     if (!address.isEmpty() || !port.isEmpty()) {
         const QString host = address.contains(u':') ? u'[' + address + u']' : address; // IPv6
         const QString portText = port.isEmpty() ? QStringLiteral("0") : port;

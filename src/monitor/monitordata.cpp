@@ -56,6 +56,10 @@ MonitorSnapshot MonitorSnapshot::fromEndpoint(const QJsonObject &simba)
         else if (it.value().isDouble())
             s.metadata.insert(it.key(), QString::number(it.value().toInteger()));
     }
+    // What the client was built with (its instance name, …) is what the backend lists too.
+    const QJsonObject metadata = session.value(u"metadata").toObject();
+    for (auto it = metadata.begin(); it != metadata.end(); ++it)
+        s.metadata.insert(it.key(), it.value().toString());
     if (!id.isEmpty())
         out.sessions.append(s);
     for (const QString &key : {QStringLiteral("elections"), QStringLiteral("locks")}) {

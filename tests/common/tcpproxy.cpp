@@ -12,8 +12,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <deque>
 #include <list>
+#include <utility>
 #include <vector>
 
 using Clock = std::chrono::steady_clock;
@@ -32,6 +34,8 @@ struct Connection
     int client = -1;
     int server = -1; // -1: accepted while black-holed, not connected to the target yet
     std::deque<Chunk> toServer, toClient;
+    std::deque<Chunk> held; // client bytes held by holdFrom()
+    bool holding = false;
 };
 
 constexpr qsizetype ChunkSize = 64 * 1024;
@@ -127,9 +131,35 @@ TcpProxy::~TcpProxy()
 
 void TcpProxy::setMode(Mode mode, std::chrono::milliseconds delay)
 {
+    apply([&] {
+        m_mode = mode;
+        m_delay = delay;
+    });
+}
+
+void TcpProxy::holdFrom(const QByteArray &needle, int before)
+{
+    apply([&] {
+        m_holdNeedle = needle;
+        m_holdBefore = before;
+        m_holdRelease = false;
+    });
+}
+
+void TcpProxy::releaseHold()
+{
+    apply([&] {
+        m_holdNeedle.clear();
+        m_holdRelease = true;
+    });
+    m_holding = false;
+}
+
+// Makes \a change under the mutex and returns once the proxy's thread applied it.
+void TcpProxy::apply(const std::function<void()> &change)
+{
     std::unique_lock lock(m_mutex);
-    m_mode = mode;
-    m_delay = delay;
+    change();
     const quint64 generation = ++m_generation;
     if (!m_thread.joinable())
         return;
@@ -180,6 +210,8 @@ void TcpProxy::run()
         Mode mode;
         std::chrono::milliseconds delay;
         quint64 generation;
+        QByteArray holdNeedle;
+        int holdBefore;
         {
             std::lock_guard lock(m_mutex);
             if (m_stop)
@@ -187,6 +219,16 @@ void TcpProxy::run()
             mode = m_mode;
             delay = m_delay;
             generation = m_generation;
+            holdNeedle = m_holdNeedle;
+            holdBefore = m_holdBefore;
+            if (std::exchange(m_holdRelease, false)) {
+                for (Connection &c : connections) {
+                    for (Chunk &chunk : c.held)
+                        c.toServer.push_back(std::move(chunk));
+                    c.held.clear();
+                    c.holding = false;
+                }
+            }
         }
         // Apply the mode before acknowledging it.
         for (auto it = connections.begin(); it != connections.end();) {
@@ -249,8 +291,28 @@ void TcpProxy::run()
             const short client = fds[index].revents, server = fds[index + 1].revents;
             const auto at = mode == Mode::Delay ? now + delay : now;
             bool alive = true;
-            if (client & (POLLIN | POLLHUP | POLLERR))
+            if (client & (POLLIN | POLLHUP | POLLERR)) {
+                const size_t queued = it->toServer.size();
                 alive = receive(it->client, it->toServer, at);
+                if (alive && it->toServer.size() > queued) {
+                    Chunk &chunk = it->toServer.back();
+                    if (it->holding) {
+                        it->held.push_back(std::move(chunk));
+                        it->toServer.pop_back();
+                    } else if (!holdNeedle.isEmpty() && !m_holding.load()) {
+                        const qsizetype found = chunk.bytes.indexOf(holdNeedle);
+                        if (found >= 0) {
+                            const qsizetype cut = std::max<qsizetype>(0, found - holdBefore);
+                            it->held.push_back({chunk.due, chunk.bytes.mid(cut)});
+                            chunk.bytes.truncate(cut);
+                            if (chunk.bytes.isEmpty())
+                                it->toServer.pop_back();
+                            it->holding = true;
+                            m_holding = true;
+                        }
+                    }
+                }
+            }
             if (alive && (server & (POLLIN | POLLHUP | POLLERR)))
                 alive = receive(it->server, it->toClient, at);
             if (alive && relay)

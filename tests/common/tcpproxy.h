@@ -2,11 +2,13 @@
 // Test support: not installed.
 #pragma once
 
+#include <QtCore/QByteArray>
 #include <QtCore/QString>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -22,6 +24,11 @@
  *   Reset      aborts every connection with a TCP RST, and new ones as they are accepted.
  * setMode() is thread-safe and takes effect before it returns. The destructor closes every
  * connection and joins the thread.
+ *
+ * holdFrom() cuts one request out of a stream, to order it after events elsewhere: the
+ * bytes from a client to the target are relayed up to a given distance before the first
+ * occurrence of a byte pattern (the start of the request that names a path, say), and the
+ * rest of that connection's client bytes are held until releaseHold().
  */
 class TcpProxy
 {
@@ -42,6 +49,16 @@ public:
     //! Switches the mode; \a delay is the added latency per chunk in Delay mode.
     void setMode(Mode mode, std::chrono::milliseconds delay = std::chrono::milliseconds(0));
     Mode mode() const;
+    //! From now on, the first client bytes that contain \a needle are relayed only up to
+    //! \a before bytes ahead of it; that connection's client bytes from there on are held
+    //! (the other direction flows) until releaseHold(). The needle must arrive in one read
+    //! (a short pattern in a small request does).
+    void holdFrom(const QByteArray &needle, int before);
+    //! True once holdFrom()'s pattern was seen and bytes are held.
+    bool holding() const { return m_holding.load(); }
+    //! Relays what is held, in order, and relays normally again.
+    void releaseHold();
+
     //! Connections accepted and not yet closed.
     int connections() const { return m_connections.load(); }
     //! Connections accepted so far.
@@ -50,6 +67,7 @@ public:
 private:
     void run();
     void wake();
+    void apply(const std::function<void()> &change);
 
     quint16 m_port = 0;
     QString m_error;
@@ -63,6 +81,10 @@ private:
     quint64 m_generation = 0; // bumped by each setMode, acknowledged by the loop
     quint64 m_applied = 0;
     bool m_stop = false;
+    QByteArray m_holdNeedle; // empty: no hold armed
+    int m_holdBefore = 0;
+    bool m_holdRelease = false;
+    std::atomic<bool> m_holding{false};
     std::atomic<int> m_connections{0};
     std::atomic<int> m_accepted{0};
     std::condition_variable m_appliedChanged;

@@ -19,6 +19,7 @@
 #include <QtCore/QCoreApplication>
 #include <QtCore/QDir>
 #include <QtCore/QElapsedTimer>
+#include <QtCore/QFile>
 #include <QtCore/QEventLoop>
 #include <QtCore/QProcess>
 #include <QtCore/QRandomGenerator>
@@ -45,6 +46,20 @@ QTextStream out(stdout);
 void say(const QString &line)
 {
     out << line << Qt::endl;
+}
+
+// QSIMBA_FAULT_TRACE_DIR=D keeps every line each worker printed (its terms, and with
+// QT_LOGGING_RULES="qsimba.*.debug=true" the backend's request trace) in D/<worker>.log, and
+// the runner's own steps in D/runner.log, each line prefixed with CLOCK_MONOTONIC ns of its
+// arrival: the timeline that explains a violation.
+void trace(const QString &file, const QString &line)
+{
+    static const QString dir = qEnvironmentVariable("QSIMBA_FAULT_TRACE_DIR");
+    if (dir.isEmpty())
+        return;
+    QFile f(dir + QLatin1Char('/') + file + QStringLiteral(".log"));
+    if (f.open(QIODevice::WriteOnly | QIODevice::Append))
+        f.write(QByteArray::number(monotonicNs()) + ' ' + line.toUtf8() + '\n');
 }
 
 // Lets the event loop run for \a ms: the schedule's waits (fault durations), not a
@@ -150,6 +165,7 @@ struct Worker
 // start under a sanitizer on a loaded machine) would be killed by it instead.
 void terminate(Worker &w)
 {
+    trace(QStringLiteral("runner"), QStringLiteral("terminate %1").arg(w.id));
     if (w.ready)
         w.process->terminate();
     else
@@ -377,6 +393,7 @@ private:
             if (l.isEmpty())
                 continue;
             remember(w, QStringLiteral("stderr: ") + QString::fromLocal8Bit(l));
+            trace(w.id, QStringLiteral("stderr: ") + QString::fromLocal8Bit(l));
             // From a sanitizer's report on (the client's own warnings are in the log).
             if ((!w.errors.isEmpty() || l.contains("Sanitizer") || l.contains("runtime error")) && w.errors.size() < 60)
                 w.errors << QString::fromLocal8Bit(l);
@@ -397,6 +414,7 @@ private:
         while ((nl = w.buffer.indexOf('\n')) >= 0) {
             const QString line = QString::fromUtf8(w.buffer.left(nl));
             w.buffer.remove(0, nl + 1);
+            trace(w.id, line);
             const auto f = line.split(QLatin1Char(' '));
             if (f.first() == QLatin1String("BEGIN") && f.size() == 5) {
                 w.open[{f.at(2), f.at(3).toLongLong()}] = Interval{f.at(2), f.at(3).toLongLong(), f.at(4).toLongLong(), 0, w.id, {}};
@@ -559,6 +577,7 @@ private:
         int duration = 0;
         const qint64 injected = monotonicNs();
         say(QStringLiteral("  %1 %2: leader %3, %4 closes %5 ms in").arg(m_backend, faultName(fault), leader->id, closer->id).arg(closeAfter));
+        trace(QStringLiteral("runner"), QStringLiteral("inject %1 %2").arg(m_backend, faultName(fault)));
         const auto closeNow = [&] {
             if (closer->gone || closer->closing || closer->killed)
                 return;
@@ -610,6 +629,7 @@ private:
             if (!m_restart())
                 r.violations << QStringLiteral("the server did not restart");
             duration = int(t.elapsed());
+            trace(QStringLiteral("runner"), QStringLiteral("restarted after %1 ms").arg(duration));
             break;
         }
         case Fault::ProxyCut:

@@ -5,6 +5,7 @@
 #include "qsimbasqllogging_p.h"
 #include "qsimbasqlwatchdog_p.h"
 
+#include <QtCore/QSocketNotifier>
 #include <QtCore/QTimer>
 #include <QtSql/QSqlDatabase>
 #include <QtSql/QSqlDriver>
@@ -24,7 +25,37 @@
 
 namespace {
 constexpr int CheckIntervalMs = 1000;
-}
+
+// libpq's notification calls, from the library the Qt driver plugin loaded (this library
+// does not link libpq). PgNotify is libpq-fe.h's PGnotify, whose layout libpq keeps stable.
+struct PgNotify
+{
+    char *relname;
+    int bePid;
+    char *extra;
+    PgNotify *next;
+};
+struct LibPq
+{
+    int (*consumeInput)(void *) = nullptr;
+    PgNotify *(*notifies)(void *) = nullptr;
+    void (*freemem)(void *) = nullptr;
+
+    static const LibPq &get()
+    {
+        static const LibPq pq = [] {
+            const auto fn = [](const char *name) { return QSimbaSqlWatchdog::clientSymbol("libpq.so.5", name); };
+            LibPq p;
+            p.consumeInput = reinterpret_cast<int (*)(void *)>(fn("PQconsumeInput"));
+            p.notifies = reinterpret_cast<PgNotify *(*)(void *)>(fn("PQnotifies"));
+            p.freemem = reinterpret_cast<void (*)(void *)>(fn("PQfreemem"));
+            return p;
+        }();
+        return pq;
+    }
+    bool isLoaded() const { return consumeInput && notifies && freemem; }
+};
+} // namespace
 
 QSimbaSqlHintListener::QSimbaSqlHintListener(const QSimbaSqlDialect &dialect, const QString &description,
                                              QSimbaLeaseBackend::HintListener listener)
@@ -68,20 +99,39 @@ void QSimbaSqlHintListener::run()
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(QSimbaSqlDialect::driverName(m_dialect.driver()), connection);
         m_dialect.configure(db);
-        QObject context; // lives on this thread: notifications are delivered here, directly
-        QObject::connect(db.driver(), &QSqlDriver::notification, &context,
-                         [this](const QString &, QSqlDriver::NotificationSource, const QVariant &payload) {
-                             if (const auto hint = decode(payload.toString()))
-                                 m_listener(*hint);
-                         });
+        QObject context; // lives on this thread: notifications are read here
+        /*
+         * The LISTEN connection's socket is watched by a QSocketNotifier of ours, not by the
+         * driver's subscribeToNotification(): when the server ends the connection (or the
+         * destructor shuts the socket down), libpq closes the socket as it reads the end, and
+         * the driver's notifier, which nothing here can reach, stayed registered on the
+         * closed descriptor: the event loop printed "QSocketNotifier: Invalid socket" at its
+         * next poll. Ours is disabled right after the read that found the end.
+         */
+        std::unique_ptr<QSocketNotifier> notifier;
         const auto setSocket = [&](int fd) {
             QMutexLocker lock(&m_mutex);
             m_socket = fd;
             return !m_stopping;
         };
         const auto closeConnection = [&] {
-            setSocket(-1); // before the descriptor is closed
+            notifier.reset(); // before the descriptor is closed
+            setSocket(-1);
             db.close();
+        };
+        // Hands every notification libpq has read to the listener; false once the connection is gone.
+        const auto drain = [&](bool read) {
+            const LibPq &pq = LibPq::get();
+            void *conn = QSimbaSqlWatchdog::connectionOf(db);
+            if (!conn || !pq.isLoaded())
+                return false;
+            const bool alive = !read || pq.consumeInput(conn) != 0;
+            while (PgNotify *n = pq.notifies(conn)) {
+                if (const auto hint = decode(QString::fromUtf8(n->extra)))
+                    m_listener(*hint);
+                pq.freemem(n);
+            }
+            return alive && QSimbaSqlWatchdog::socketOf(db) >= 0;
         };
         const auto listen = [&] {
             if (!setSocket(-1))
@@ -91,14 +141,33 @@ void QSimbaSqlHintListener::run()
                           qPrintable(db.lastError().text()));
                 return;
             }
-            if (!db.driver()->subscribeToNotification(m_dialect.channel())) {
+            QSqlQuery subscribe(db);
+            const int fd = QSimbaSqlWatchdog::socketOf(db);
+            if (!LibPq::get().isLoaded() || fd < 0
+                || !subscribe.exec(QStringLiteral("LISTEN ")
+                                   + db.driver()->escapeIdentifier(m_dialect.channel(), QSqlDriver::TableName))) {
                 qCWarning(lcSimbaSql, "%s: hints: LISTEN failed: %s", qPrintable(m_description),
-                          qPrintable(db.driver()->lastError().text()));
+                          qPrintable(LibPq::get().isLoaded() ? subscribe.lastError().text()
+                                                              : QStringLiteral("libpq's notification calls not found")));
                 db.close();
                 return;
             }
-            if (!setSocket(QSimbaSqlWatchdog::socketOf(db)))
+            if (!setSocket(fd)) {
                 closeConnection();
+                return;
+            }
+            notifier = std::make_unique<QSocketNotifier>(fd, QSocketNotifier::Read);
+            QObject::connect(notifier.get(), &QSocketNotifier::activated, &context, [&] {
+                if (drain(true))
+                    return;
+                // Not deleted here (it is delivering this signal): disabled before the loop
+                // polls again, the connection closed next; the check reconnects.
+                notifier->setEnabled(false);
+                QMetaObject::invokeMethod(&context, [&] {
+                    if (notifier && !notifier->isEnabled())
+                        closeConnection();
+                }, Qt::QueuedConnection);
+            });
         };
         // A lost connection shows only when used: probe it, and reconnect.
         QTimer check;
@@ -106,7 +175,9 @@ void QSimbaSqlHintListener::run()
         QObject::connect(&check, &QTimer::timeout, &context, [&] {
             if (db.isOpen()) {
                 const QSimbaSqlWatchdog::Guard guard(db, m_dialect.statementTimeout() + std::chrono::seconds(1));
-                if (QSqlQuery(db).exec(QStringLiteral("SELECT 1")))
+                const bool alive = QSqlQuery(db).exec(QStringLiteral("SELECT 1"));
+                // Notifications that came with the probe's answer were read by it: hand them on.
+                if (drain(false) && alive)
                     return;
             }
             closeConnection();

@@ -118,17 +118,25 @@ private:
 };
 } // namespace
 
-int QSimbaSqlWatchdog::socketOf(const QSqlDatabase &db)
+void *QSimbaSqlWatchdog::clientSymbol(const char *library, const char *symbol)
+{
+    return clientFunction<void *>(library, symbol);
+}
+
+void *QSimbaSqlWatchdog::connectionOf(const QSqlDatabase &db)
 {
     if (!db.isOpen() || !db.driver())
-        return -1;
+        return nullptr;
     const QVariant handle = db.driver()->handle();
-    if (!handle.isValid())
-        return -1;
-    void *connection = *static_cast<void *const *>(handle.data());
+    return handle.isValid() ? *static_cast<void *const *>(handle.data()) : nullptr;
+}
+
+int QSimbaSqlWatchdog::socketOf(const QSqlDatabase &db)
+{
+    void *connection = connectionOf(db);
     if (!connection)
         return -1;
-    const QByteArray type = handle.typeName();
+    const QByteArray type = db.driver()->handle().typeName();
     if (type == "PGconn*" || type == "pg_conn*") { // the typedef or the struct's name
         using PQsocket = int (*)(const void *);
         static const auto fn = clientFunction<PQsocket>("libpq.so.5", "PQsocket");

@@ -41,4 +41,9 @@ private:
 
 //! The socket descriptor of the open QPSQL or QMYSQL connection \a db, or -1.
 int socketOf(const QSqlDatabase &db);
+//! The client library's connection (PGconn * or MYSQL *) of the open connection \a db, or null.
+void *connectionOf(const QSqlDatabase &db);
+//! \a symbol of the client library \a library the Qt driver plugin already loaded (this
+//! library never loads nor links it), or null.
+void *clientSymbol(const char *library, const char *symbol);
 } // namespace QSimbaSqlWatchdog

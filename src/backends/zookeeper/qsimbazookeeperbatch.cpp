@@ -2,10 +2,24 @@
 #include "qsimbazookeeperbatch_p.h"
 
 #include "qsimbazookeeperconnection_p.h"
+#include "qsimbazookeeperlogging_p.h"
 
 #include <QtCore/QDeadlineTimer>
 #include <QtCore/QMutex>
 #include <QtCore/QWaitCondition>
+
+#include <time.h>
+
+namespace {
+// CLOCK_MONOTONIC in ns: the clock of the engine's Ticker and of the fault suite's records,
+// so a trace of the requests lines up with the terms.
+qint64 monotonicNow()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return qint64(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+} // namespace
 
 /*!
     \class QSimbaZookeeperBatch
@@ -66,6 +80,7 @@ QSimbaZookeeperBatch::Reply &QSimbaZookeeperBatch::add(const QString &what, Cont
     QMutexLocker lock(&m_state->mutex);
     Reply &reply = m_state->replies.emplace_back();
     reply.what = what;
+    reply.sentAt = monotonicNow();
     ++m_state->pending;
     context = new Context{m_state, &reply};
     return reply;
@@ -91,6 +106,7 @@ void QSimbaZookeeperBatch::onData(int rc, const char *value, int length, const S
         Reply &reply = *context->reply;
         reply.rc = rc;
         reply.answered = true;
+        reply.answeredAt = monotonicNow();
         if (rc == ZOK) {
             if (value && length > 0)
                 reply.data = QByteArray(value, length);
@@ -126,6 +142,7 @@ void QSimbaZookeeperBatch::onStrings(int rc, const String_vector *strings, const
         Reply &reply = *context->reply;
         reply.rc = rc;
         reply.answered = true;
+        reply.answeredAt = monotonicNow();
         if (rc == ZOK && strings)
             for (int i = 0; i < strings->count; ++i)
                 reply.children.append(QString::fromUtf8(strings->data[i]));
@@ -237,10 +254,12 @@ void QSimbaZookeeperBatch::wait()
             QString what = unanswered->what;
             if (m_state->pending > 1)
                 what += QStringLiteral(" (and %1 more requests)").arg(m_state->pending - 1);
+            trace("timed out");
             lock.unlock();
             m_connection.raise(ZOPERATIONTIMEOUT, what);
         }
     }
+    trace("answered");
     for (const Reply &reply : m_state->replies) {
         switch (reply.rc) {
         case ZOK:
@@ -256,6 +275,33 @@ void QSimbaZookeeperBatch::wait()
             m_connection.raise(rc, what);
         }
         }
+    }
+}
+
+// One debug line per request (qsimba.backend.zookeeper at debug level): when it was sent and
+// answered on CLOCK_MONOTONIC, its outcome, and the zxids and mtimes of what it read or wrote.
+// Called with the state's mutex held.
+void QSimbaZookeeperBatch::trace(const char *outcome) const
+{
+    if (!lcSimbaZookeeper().isDebugEnabled())
+        return;
+    for (const Reply &r : m_state->replies) {
+        QString line = QStringLiteral("%1 sent %2 answered %3 rc %4").arg(r.what).arg(r.sentAt).arg(r.answeredAt).arg(r.rc);
+        if (!r.answered) {
+            qCDebug(lcSimbaZookeeper, "%s: batch %s: %s", qPrintable(m_connection.describe()), outcome, qPrintable(line));
+            continue; // the C client may still be writing its results
+        }
+        if (r.rc == ZOK && r.stat.mzxid != 0)
+            line += QStringLiteral(" mzxid %1 mtime %2 version %3").arg(r.stat.mzxid).arg(r.stat.mtime).arg(r.stat.version);
+        for (size_t i = 0; i < r.results.size(); ++i) {
+            line += QStringLiteral(" [op%1 err %2").arg(i).arg(r.results[i].err);
+            if (r.stats[i].mzxid != 0)
+                line += QStringLiteral(" mzxid %1 mtime %2 version %3").arg(r.stats[i].mzxid).arg(r.stats[i].mtime).arg(r.stats[i].version);
+            line += QLatin1Char(']');
+        }
+        if (!r.data.isEmpty())
+            line += QStringLiteral(" data ") + QString::fromUtf8(r.data.left(160));
+        qCDebug(lcSimbaZookeeper, "%s: batch %s: %s", qPrintable(m_connection.describe()), outcome, qPrintable(line));
     }
 }
 

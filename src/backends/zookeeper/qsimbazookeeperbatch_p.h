@@ -66,6 +66,9 @@ public:
         std::vector<zoo_op_result_t> results;
         std::vector<Stat> stats;
         std::vector<QByteArray> createdPaths;
+        // CLOCK_MONOTONIC ns of the send and of the answer (0: none), for the trace.
+        qint64 sentAt = 0;
+        qint64 answeredAt = 0;
 
         //! The error of operation \a i of a multi (ZOK when it succeeded).
         int errorOf(int i) const { return i < int(results.size()) ? results[size_t(i)].err : rc; }
@@ -97,6 +100,7 @@ private:
     struct Context;
     Reply &add(const QString &what, Context *&context);
     void sent(int rc, Context *context);
+    void trace(const char *outcome) const;
     static void onData(int rc, const char *value, int length, const Stat *stat, const void *data);
     static void onStat(int rc, const Stat *stat, const void *data);
     static void onStrings(int rc, const String_vector *strings, const void *data);

@@ -61,6 +61,7 @@ void QSimbaZookeeperHints::arm(zhandle_t *zh)
         m_handle = zh;
         m_armedGroups.clear();
         m_watchedLeases.clear();
+        m_leaseWatches.remove_if([zh](const LeaseWatch &w) { return w.zh != zh; }); // closed handles'
     }
     listLeases(zh);
     listGroups(zh);
@@ -92,7 +93,11 @@ void QSimbaZookeeperHints::watchChildren(zhandle_t *zh, const QString &path, wat
 
 void QSimbaZookeeperHints::listLeases(zhandle_t *zh)
 {
-    watchChildren(zh, m_leasesPath, onLeasesChanged, onLeasesListed);
+    // With the parent's Stat: its cversion counts every create and delete of a lease.
+    const int rc = zoo_awget_children2(zh, m_leasesPath.toUtf8().constData(), onLeasesChanged, this,
+                                       onLeasesListed, this);
+    if (rc != ZOK)
+        broken(rc);
 }
 
 void QSimbaZookeeperHints::onLeasesChanged(zhandle_t *zh, int type, int, const char *, void *context)
@@ -101,19 +106,44 @@ void QSimbaZookeeperHints::onLeasesChanged(zhandle_t *zh, int type, int, const c
         static_cast<QSimbaZookeeperHints *>(context)->listLeases(zh);
 }
 
-void QSimbaZookeeperHints::onLeasesListed(int rc, const String_vector *children, const void *data)
+void QSimbaZookeeperHints::onLeasesListed(int rc, const String_vector *children, const Stat *stat, const void *data)
 {
     auto *self = static_cast<QSimbaZookeeperHints *>(const_cast<void *>(data));
     if (rc != ZOK)
         return self->broken(rc);
     const QSet<QString> now = toSet(children);
     QMutexLocker lock(&self->m_mutex);
-    if (self->m_leasesKnown)
+    if (self->m_leasesKnown) {
+        QSet<QString> released;
         for (const auto &name : std::as_const(self->m_leases))
             if (!now.contains(name))
-                self->publish(Hint::Kind::Released, name);
+                released.insert(name);
+        // Creates and deletes the two listings do not show: a lease created and deleted
+        // between them (or deleted and created again). Its name is unknown: every absent
+        // name this instance asks for may have been released.
+        qsizetype shown = 0;
+        for (const auto &name : now)
+            shown += self->m_listed.contains(name) ? 0 : 1;
+        for (const auto &name : std::as_const(self->m_listed))
+            shown += now.contains(name) ? 0 : 1;
+        if (stat && qsizetype(stat->cversion - self->m_listedVersion) > shown)
+            for (const auto &name : std::as_const(self->m_interest))
+                if (!now.contains(name))
+                    released.insert(name);
+        for (const auto &name : std::as_const(released))
+            self->publish(Hint::Kind::Released, name);
+    }
     self->m_leases = now;
+    self->m_listed = now;
+    if (stat)
+        self->m_listedVersion = stat->cversion;
     self->m_leasesKnown = true;
+}
+
+void QSimbaZookeeperHints::noteInterest(const QSet<QString> &names)
+{
+    QMutexLocker lock(&m_mutex);
+    m_interest.unite(names);
 }
 
 bool QSimbaZookeeperHints::mayBeFree(const QString &name) const
@@ -124,17 +154,20 @@ bool QSimbaZookeeperHints::mayBeFree(const QString &name) const
 
 void QSimbaZookeeperHints::watchLease(zhandle_t *zh, const QString &name)
 {
+    LeaseWatch *watch;
     {
         QMutexLocker lock(&m_mutex);
         if (m_listeners.empty() || m_handle != zh || m_watchedLeases.contains(name))
             return;
         m_watchedLeases.insert(name);
+        watch = &m_leaseWatches.emplace_back(LeaseWatch{this, zh, name});
     }
     const QByteArray path = (m_leasesPath + QLatin1Char('/') + name).toUtf8();
-    const int rc = zoo_awexists(zh, path.constData(), onLeaseChanged, this, onLeaseWatched, this);
+    const int rc = zoo_awexists(zh, path.constData(), onLeaseChanged, this, onLeaseWatched, watch);
     if (rc != ZOK) {
         QMutexLocker lock(&m_mutex);
         m_watchedLeases.remove(name);
+        m_leaseWatches.remove_if([watch](const LeaseWatch &w) { return &w == watch; });
     }
 }
 
@@ -153,12 +186,20 @@ void QSimbaZookeeperHints::onLeaseChanged(zhandle_t *, int type, int, const char
     }
 }
 
-void QSimbaZookeeperHints::onLeaseWatched(int rc, const Stat *, const void *)
+void QSimbaZookeeperHints::onLeaseWatched(int rc, const Stat *, const void *data)
 {
-    // ZNONODE: gone already, and the watch now waits for its creation; the lease list's
-    // watch tells of the release. Other errors: the connection dropped, and arm() starts over.
-    if (rc != ZOK && rc != ZNONODE)
+    // ZNONODE: released between the waiter's read and its watch. The lease list's watch may
+    // never show it (created after its last listing), so the waiter is told here. The watch
+    // now waits for a creation, which it ignores. Other errors: the connection dropped, and
+    // arm() starts over.
+    const auto *watch = static_cast<const LeaseWatch *>(data);
+    QSimbaZookeeperHints *self = watch->hints;
+    QMutexLocker lock(&self->m_mutex);
+    if (rc == ZNONODE)
+        self->publish(Hint::Kind::Released, watch->name);
+    else if (rc != ZOK)
         qCDebug(lcSimbaZookeeper, "a lease watch is lost (%s)", zerror(rc));
+    self->m_leaseWatches.remove_if([watch](const LeaseWatch &w) { return &w == watch; });
 }
 
 void QSimbaZookeeperHints::listGroups(zhandle_t *zh)

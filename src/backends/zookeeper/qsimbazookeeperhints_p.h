@@ -9,11 +9,15 @@
 
 #include <zookeeper/zookeeper.h>
 
+#include <list>
 #include <map>
 
 /*
  * Hints from ZooKeeper watches. A child watch on <base>/leases turns a lease znode that
- * disappeared (release, closeSession) into a Released hint; a child watch on <base>/groups
+ * disappeared (release, closeSession) into a Released hint; a lease created and deleted
+ * between a child event and the listing it triggers (the one-shot watch's gap) shows in the
+ * parent's child version, and is hinted Released for each absent name this instance asked
+ * for (noteInterest()); a child watch on <base>/groups
  * discovers groups, and a child watch on each group turns a member that came or went into a
  * MembersChanged hint. Watches are one-shot: each is re-armed when it fires; the C client
  * re-registers them after a reconnect; a watch whose re-arming failed (the connection
@@ -46,10 +50,13 @@ public:
     //! Released at once, one round trip before the lease list's watch could tell. Never
     //! blocks; a no-op when nobody listens or the name is watched already.
     void watchLease(zhandle_t *zh, const QString &name);
+    //! Names this instance acquires: a release hidden in the lease list watch's gap is
+    //! hinted for them (bounded: the names of one client).
+    void noteInterest(const QSet<QString> &names);
 
 private:
     static void onLeasesChanged(zhandle_t *zh, int type, int state, const char *path, void *context);
-    static void onLeasesListed(int rc, const String_vector *children, const void *data);
+    static void onLeasesListed(int rc, const String_vector *children, const Stat *stat, const void *data);
     static void onGroupsChanged(zhandle_t *zh, int type, int state, const char *path, void *context);
     static void onGroupsListed(int rc, const String_vector *children, const void *data);
     static void onMembersChanged(zhandle_t *zh, int type, int state, const char *path, void *context);
@@ -72,7 +79,20 @@ private:
     zhandle_t *m_handle = nullptr; // the handle the watches are armed on
     bool m_leasesKnown = false;
     QSet<QString> m_leases;
+    QSet<QString> m_listed;    // the last listing of the leases, as listed
+    int m_listedVersion = 0;   // the leases parent's cversion at that listing
+    QSet<QString> m_interest;  // names this instance acquires (noteInterest)
     QSet<QString> m_watchedLeases; // names with a waiter's watch (watchLease) on m_handle
+    // A waiter's watch request until its completion: the completion's context. Kept here,
+    // not allocated per request: zookeeper_close() may drop completions (ZOOKEEPER-3868);
+    // those of a closed handle are dropped by arm().
+    struct LeaseWatch
+    {
+        QSimbaZookeeperHints *hints;
+        zhandle_t *zh;
+        QString name;
+    };
+    std::list<LeaseWatch> m_leaseWatches;
     bool m_groupsKnown = false;
     QSet<QString> m_groups;
     QSet<QString> m_armedGroups;

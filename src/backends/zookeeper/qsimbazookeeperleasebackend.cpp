@@ -178,6 +178,14 @@ struct QSimbaZookeeperLeaseBackend::Private
     QString groupPath(const QString &group) const { return zk.path(QStringLiteral("groups/") + group); }
     QString clockPath() const { return zk.path(QStringLiteral("clock")); }
 
+    // Marks the start of an SPI call in the debug trace (see QSimbaZookeeperBatch::trace).
+    void traceCall(const char *call, const QSimbaSessionId &s) const
+    {
+        if (lcSimbaZookeeper().isDebugEnabled())
+            qCDebug(lcSimbaZookeeper, "%s: call %s %s at %lld", qPrintable(zk.describe()), call,
+                    qPrintable(s.toString()), qlonglong(std::chrono::steady_clock::now().time_since_epoch().count()));
+    }
+
     [[noreturn]] void expired(const QSimbaSessionId &s) const
     {
         throw QSimbaSessionExpiredError(QStringLiteral("%1: session %2 has expired").arg(zk.describe(), s.toString()));
@@ -247,16 +255,22 @@ struct QSimbaZookeeperLeaseBackend::Private
     // (see the class doc), so removing it cannot race with its owner. Member znodes whose
     // session is gone are removed too. Failures are only logged: the caller's own answer
     // stands, and the next call sweeps again.
+    //
+    // The clock is written before the sessions are read (ZooKeeper answers one client's
+    // requests in order): a session is judged on its last write as of now or later. Read
+    // before now, a renewal landing between the read and the clock write went unseen, and
+    // a session renewed in time was judged expired and removed with its leases while its
+    // owner's terms were valid.
     void sweepExpired(const QStringList &ids, const QString &group = {})
     {
         if (ids.isEmpty())
             return;
         try {
             Batch read(zk);
+            const int clock = read.set(clockPath(), {});
             QList<int> reads;
             for (const auto &id : ids)
                 reads.append(read.get(sessionPath(id)));
-            const int clock = read.set(clockPath(), {});
             read.wait();
             const qint64 now = read[clock].stat.mtime;
             int swept = 0;
@@ -377,6 +391,7 @@ QSimbaLeaseBackend::SessionGrant QSimbaZookeeperLeaseBackend::openSession(Millis
                                                                          const QMap<QString, QString> &metadata)
 {
     const QSimbaZookeeperConnection::Call call(d->zk);
+    d->traceCall("openSession", {});
     validateLease(lease);
     SessionRecord record;
     record.lease = lease.count();
@@ -405,6 +420,7 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaZookeeperLeaseBackend::keepAlive(const
                                                                            const QSet<QSimbaLeaseName> &)
 {
     const QSimbaZookeeperConnection::Call call(d->zk);
+    d->traceCall("keepAlive", session);
     validateLease(lease);
     const QString path = d->sessionPath(session);
     for (int attempt = 0; attempt < MaxAttempts; ++attempt) {
@@ -526,7 +542,14 @@ QHash<QSimbaLeaseName, QSimbaLeaseBackend::AcquireResult>
 QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSimbaLeaseName> &names)
 {
     const QSimbaZookeeperConnection::Call call(d->zk);
+    d->traceCall("acquire", session);
     validateBatch(names);
+    {
+        QSet<QString> asked;
+        for (const auto &name : names)
+            asked.insert(name.toString());
+        d->hints->noteInterest(asked);
+    }
     const QString own = d->sessionPath(session);
     QHash<QSimbaLeaseName, AcquireResult> results;
     QList<QSimbaLeaseName> pending(names.cbegin(), names.cend());
@@ -645,6 +668,7 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
 void QSimbaZookeeperLeaseBackend::release(const QSimbaSessionId &session, const QHash<QSimbaLeaseName, qint64> &leases)
 {
     const QSimbaZookeeperConnection::Call call(d->zk);
+    d->traceCall("release", session);
     if (leases.isEmpty())
         return;
     // Leases this instance granted with exactly these tokens: one multi each deletes the
@@ -706,6 +730,7 @@ void QSimbaZookeeperLeaseBackend::release(const QSimbaSessionId &session, const 
 void QSimbaZookeeperLeaseBackend::closeSession(const QSimbaSessionId &session)
 {
     const QSimbaZookeeperConnection::Call call(d->zk);
+    d->traceCall("closeSession", session);
     d->removeSession(session);
 }
 
@@ -748,16 +773,19 @@ QList<QSimbaSessionId> QSimbaZookeeperLeaseBackend::members(const QString &group
     const QStringList ids = list[l].children;
     if (ids.isEmpty())
         return {};
+    // Now first, then the sessions: each is judged on its last write as of now or later
+    // (see sweepExpired()).
     Batch read(d->zk);
-    for (const auto &id : ids)
-        read.get(d->sessionPath(id));
     const int clock = read.set(d->clockPath(), {});
+    QList<int> reads;
+    for (const auto &id : ids)
+        reads.append(read.get(d->sessionPath(id)));
     read.wait();
     QList<QSimbaSessionId> result;
     QStringList dead;
     for (int i = 0; i < ids.size(); ++i) {
         const auto id = sessionIdOf(ids[i]);
-        if (SessionView::of(read[i]).isLive(read[clock].stat.mtime) && !id.isNull())
+        if (SessionView::of(read[reads[i]]).isLive(read[clock].stat.mtime) && !id.isNull())
             result.append(id);
         else if (!id.isNull())
             dead.append(ids[i]);
@@ -806,6 +834,7 @@ QSimbaLeaseBackend::Inspection QSimbaZookeeperLeaseBackend::inspect()
     const int groupList = lists.children(d->zk.path(QStringLiteral("groups")));
     lists.wait();
     Batch read(d->zk);
+    const int clock = read.set(d->clockPath(), {}); // before the reads: see sweepExpired()
     QHash<QString, int> sessionReads, leaseReads, groupReads;
     for (const auto &id : lists[sessionList].children)
         sessionReads.insert(id, read.get(d->sessionPath(id)));
@@ -813,7 +842,6 @@ QSimbaLeaseBackend::Inspection QSimbaZookeeperLeaseBackend::inspect()
         leaseReads.insert(name, read.get(d->leasePath(name)));
     for (const auto &group : lists[groupList].children)
         groupReads.insert(group, read.children(d->groupPath(group)));
-    const int clock = read.set(d->clockPath(), {});
     read.wait();
     const qint64 now = read[clock].stat.mtime;
 

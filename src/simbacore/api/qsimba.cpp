@@ -25,6 +25,7 @@ thread_local int t_callbackDepth = 0;
 }
 
 bool QSimbaPrivate::insideCallback() { return t_callbackDepth > 0; }
+std::function<void(QSimbaEngine::Nanos, const QSimbaEngine::Input &)> QSimbaPrivate::inputObserverForTests;
 QSimbaPrivate::CallbackScope::CallbackScope() { ++t_callbackDepth; }
 QSimbaPrivate::CallbackScope::~CallbackScope() { --t_callbackDepth; }
 
@@ -156,6 +157,7 @@ QSimba::QSimba(Builder &&builder, QObject *parent) : QObject(parent), d_ptr(new 
     options.wallClock = {b.ticker->now(), QDateTime::currentDateTimeUtc()};
     options.seed = QRandomGenerator::system()->generate64();
     options.metadata = b.metadata;
+    options.onInput = QSimbaPrivate::inputObserverForTests;
     d->backendMetrics = std::make_shared<QSimbaBackendMetrics>(b.backend->describe());
     b.backend = std::make_unique<QSimbaInstrumentedLeaseBackend>(std::move(b.backend), d->backendMetrics);
     d->link->runtime = std::make_unique<QSimbaRuntime>(options, std::move(b.backend), std::move(hooks));
@@ -191,9 +193,11 @@ bool QSimbaPrivate::mayWait() const
     return link->mayWait();
 }
 
-bool QSimbaLink::mayWait() const
+bool QSimbaLink::mayWait(WaitFor what) const
 {
-    return !QSimbaPrivate::insideCallback() && !runtime->isEngineThread();
+    if (runtime->isEngineThread())
+        return false;
+    return what == WaitFor::Engine || !QSimbaPrivate::insideCallback();
 }
 
 quint64 QSimbaLink::add(Completer completer, bool direct)

@@ -55,6 +55,18 @@ public:
         return nullptr;
     }
 
+    //! Throws unless a blocking \a what may wait here: it waits for the engine only, so
+    //! anywhere but the engine loop (leader work and callbacks included, as the seeds say).
+    void checkMayBlock(const char *what, std::chrono::nanoseconds timeout) const
+    {
+        auto &l = link();
+        if (!l.mayWait(QSimbaLink::WaitFor::Engine))
+            throw QSimbaIllegalStateError(QStringLiteral("%1 of lock \"%2\" on the engine loop would deadlock")
+                                              .arg(QLatin1String(what), name.toString()));
+        if (l.shutDown || client->isClosed())
+            std::rethrow_exception(failure(Failure::Closed, timeout));
+    }
+
     //! One blocking attempt: the term, or nullptr (tryOnce: none), or throws.
     TermPtr attempt(std::chrono::nanoseconds timeout, bool tryOnce, std::chrono::nanoseconds reported) const;
     //! What an async attempt handed over, so that cancelling its future (even after it
@@ -137,11 +149,7 @@ QSimbaLockTerm QSimbaLock::acquire(std::chrono::nanoseconds timeout)
         throw QSimbaInvalidArgumentError(QStringLiteral("acquire of lock \"%1\": the timeout must not be negative")
                                              .arg(d->name.toString()));
     auto &l = d->link();
-    if (l.runtime->isEngineThread())
-        throw QSimbaIllegalStateError(QStringLiteral("acquire of lock \"%1\" on the engine loop would deadlock")
-                                          .arg(d->name.toString()));
-    if (l.shutDown || d->client->isClosed())
-        std::rethrow_exception(d->failure(Failure::Closed, timeout));
+    d->checkMayBlock("acquire", timeout);
     const Nanos start = l.ticker->now();
     const Nanos deadline = timeout >= Nanos::max() - start ? Nanos::max() : start + timeout;
     for (;;) {
@@ -162,11 +170,7 @@ std::optional<QSimbaLockTerm> QSimbaLock::tryAcquire()
 {
     Q_D(QSimbaLock);
     auto &l = d->link();
-    if (l.runtime->isEngineThread())
-        throw QSimbaIllegalStateError(QStringLiteral("tryAcquire of lock \"%1\" on the engine loop would deadlock")
-                                          .arg(d->name.toString()));
-    if (l.shutDown || d->client->isClosed())
-        std::rethrow_exception(d->failure(Failure::Closed, {}));
+    d->checkMayBlock("tryAcquire", {});
     const TermPtr term = d->attempt(l.config.leaseDuration(), true, {});
     if (term && term->isValid())
         return d->makeTerm(term);

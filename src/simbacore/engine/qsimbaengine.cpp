@@ -242,6 +242,7 @@ QSimbaSnapshot Core::snapshot(Nanos now) const
     const auto &s = m_session;
     snap.session.id = s.id;
     snap.session.status = s.status;
+    snap.session.metadata = m_options.metadata;
     const bool live = s.status == SessionStatus::Live || s.status == SessionStatus::Suspended;
     if (live)
         snap.session.validFor = std::max(0ns, Nanos(s.deadline->load()) - now);

@@ -160,6 +160,7 @@ void Core::win(Nanos now, Slot &e, qint64 token)
 {
     e.term = std::make_shared<QSimbaTermPrivate>(e.name, token, m_options.ticker, m_session.deadline);
     e.term->session = m_session.id;
+    e.term->began = now;
     e.lastToken = token;
     e.grantedTo = 0;
     e.termSession = m_session.id;

@@ -69,9 +69,15 @@ public:
     void startElection(const QSimbaLeaseName &name, bool withWork);
     //! Completes every promise left (at shut-down: nobody else will).
     void completeAll();
-    //! May this thread block on a QSimba future? Not inside a callback or leader work, nor
-    //! on the engine thread: what it would wait for may need that very thread.
-    bool mayWait() const;
+    //! What a blocking call waits for: a QSimba future (completed on the callback executor,
+    //! after callbacks and leader work) or only the engine (a direct promise, such as a
+    //! blocking acquire's answer).
+    enum class WaitFor { Futures, Engine };
+    //! May this thread block until \a what? Never on the engine loop (what it waits for is
+    //! fed there); a callback or leader work may wait for the engine but not for futures,
+    //! which may need that very thread or wait for that very work (seeds: close() does not
+    //! wait inside a callback or leader work; acquire() refuses only the engine loop).
+    bool mayWait(WaitFor what = WaitFor::Futures) const;
 
     //! Leader work: one thread per term.
     using Work = std::function<void(const QSimbaTerm &)>;
@@ -124,6 +130,11 @@ public:
         CallbackScope();
         ~CallbackScope();
     };
+
+    //! For tests: observes every engine input of each client built while it is set (the
+    //! engine's Options::onInput: called under the runtime's mutex, on the feeding thread),
+    //! so a test records the trace that replays its client's run.
+    static std::function<void(QSimbaEngine::Nanos, const QSimbaEngine::Input &)> inputObserverForTests;
 
     QSimba *q = nullptr;
     std::shared_ptr<QSimbaLink> link;

@@ -7,6 +7,8 @@
 #include <QtCore/QDeadlineTimer>
 #include <QtCore/QWaitCondition>
 
+#include <optional>
+
 using namespace QSimbaEngine;
 using Outcome = QSimbaEvent::WorkOutcome;
 
@@ -64,9 +66,12 @@ void QSimbaLink::startWork(const TermPtr &term, Work work, std::optional<QSimbaS
                 work(handle);
             } else {
                 const bool system = self->ticker == QSimbaTicker::system();
-                Nanos due = self->ticker->now() + schedule->initialDelay();
+                // The initial delay counts from the start of the term (seeds 001), not from
+                // whenever this thread got to run: a loaded machine delays the thread.
+                Nanos due = term->began + schedule->initialDelay();
                 while (waitUntil(*state, *self->ticker, system, due)) {
                     handle.ensureValid();
+                    std::optional<QString> failed;
                     try {
                         work(handle);
                     } catch (const std::bad_alloc &) {
@@ -74,12 +79,15 @@ void QSimbaLink::startWork(const TermPtr &term, Work work, std::optional<QSimbaS
                     } catch (...) {
                         if (!handle.isValid())
                             throw;
-                        // A failed run is published and the loop goes on.
-                        const QString what = describeException(std::current_exception());
-                        qCInfo(lcSimbaElection) << "scheduled run of" << term->name << "failed:" << what;
-                        self->post(In::WorkFinished{term, Outcome::Failed, what, /*exited=*/false});
+                        failed = describeException(std::current_exception());
                     }
+                    // The run's end is read before anything is published about the run.
                     due = schedule->nextStart(due, self->ticker->now());
+                    if (failed) {
+                        // A failed run is published and the loop goes on.
+                        qCInfo(lcSimbaElection) << "scheduled run of" << term->name << "failed:" << *failed;
+                        self->post(In::WorkFinished{term, Outcome::Failed, *failed, /*exited=*/false});
+                    }
                 }
             }
         } catch (const std::bad_alloc &) {

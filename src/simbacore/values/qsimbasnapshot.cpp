@@ -43,7 +43,16 @@ QJsonObject QSimbaSessionSnapshot::toJson() const
     return {{QStringLiteral("id"), id.toString()},
             {QStringLiteral("status"), statusName(status)},
             {QStringLiteral("validForMs"), toMs(validFor)},
-            {QStringLiteral("notLiveForMs"), toMs(notLiveFor)}};
+            {QStringLiteral("notLiveForMs"), toMs(notLiveFor)},
+            {QStringLiteral("metadata"), metadataJson()}};
+}
+
+QJsonObject QSimbaSessionSnapshot::metadataJson() const
+{
+    QJsonObject o;
+    for (auto it = metadata.cbegin(); it != metadata.cend(); ++it)
+        o.insert(it.key(), it.value());
+    return o;
 }
 
 QJsonObject QSimbaElectionSnapshot::toJson() const

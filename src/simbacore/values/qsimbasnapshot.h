@@ -7,6 +7,7 @@
 
 #include <QtCore/QJsonObject>
 #include <QtCore/QList>
+#include <QtCore/QMap>
 
 #include <chrono>
 
@@ -21,8 +22,10 @@ public:
     Status status = Status::Opening;
     std::chrono::nanoseconds validFor{0};     //!< time left before the local deadline
     std::chrono::nanoseconds notLiveFor{0};   //!< time since the session was last live (0 when live)
+    QMap<QString, QString> metadata;          //!< QSimba::Builder::metadata(), as the backend keeps it
 
     QJsonObject toJson() const;
+    QJsonObject metadataJson() const;         //!< the metadata as a JSON object
     static QString statusName(Status status); //!< "OPENING", …
     friend bool operator==(const QSimbaSessionSnapshot &, const QSimbaSessionSnapshot &) = default;
 };

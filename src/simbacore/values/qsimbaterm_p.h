@@ -65,6 +65,9 @@ public:
     std::atomic<bool> electedDelivered{false};
     //! The session that won the term (set by the engine before the term is shared).
     QSimbaSessionId session;
+    //! The ticker time the term began (its grant was answered), set by the engine before
+    //! the term is shared: a schedule's initial delay counts from it.
+    std::chrono::nanoseconds began{0};
 
 private:
     friend class QSimbaTerm;

@@ -137,7 +137,8 @@ void withLockThrowing(QSimbaLock *lock, Outcome *out)
 }
 
 // withLock whose block is a coroutine that waits for \a gate, or until \a stop.
-void withLockGated(QSimbaLock *lock, QFuture<void> gate, std::stop_token stop, Outcome *out)
+void withLockGated(QSimbaLock *lock, QFuture<void> gate, std::stop_token stop, Outcome *out,
+                   std::chrono::nanoseconds timeout = 2s)
 {
     auto block = [gate, stop, out](QSimbaLockTerm &term) -> QCoro::Task<qint64> {
         out->value = term.token();
@@ -147,7 +148,7 @@ void withLockGated(QSimbaLock *lock, QFuture<void> gate, std::stop_token stop, O
             co_await gate;
         co_return term.token();
     };
-    record(QSimbaCoro::withLock(lock, 2s, std::move(block), stop), out, keepValue);
+    record(QSimbaCoro::withLock(lock, timeout, std::move(block), stop), out, keepValue);
 }
 
 } // namespace
@@ -157,8 +158,10 @@ class tst_Coro : public QObject
     Q_OBJECT
 
     QString store;
-    // Short leases keep real-time tests fast: renew 100 ms.
-    QSimbaConfig config = QSimbaConfig::builder().leaseDuration(300ms).build();
+    // 2 s leases: a session renewed every 667 ms outlives a loaded machine's pauses (with
+    // 300 ms, a session lost to its deadline let the other client take a lock the test
+    // held: 3 failures in 30 runs under load). Waits end on hints, not on lease ends.
+    QSimbaConfig config = QSimbaConfig::builder().leaseDuration(2s).build();
     const QString name = QStringLiteral("coro-lock");
 
     std::unique_ptr<QSimba> client(QSimbaMemoryLeaseBackend **raw = nullptr, QSimbaEventStream *stream = nullptr)
@@ -171,6 +174,18 @@ class tst_Coro : public QObject
         if (stream)
             builder.listener(stream->listener());
         return builder.build();
+    }
+
+    //! A blocking acquire that blocks this thread, so a term this client won could not be
+    //! released meanwhile; empty when it failed (no exception escapes the test function).
+    static std::optional<QSimbaLockTerm> acquireBlocking(QSimbaLock *lock)
+    {
+        try {
+            return lock->acquire(10s);
+        } catch (const QSimbaError &e) {
+            qWarning() << "acquire failed:" << e.message();
+            return std::nullopt;
+        }
     }
 
     static bool isCandidate(QSimba *simba, const QString &lockName)
@@ -255,7 +270,7 @@ private Q_SLOTS:
         auto held = other->lock(name)->acquire(2s);
         std::stop_source stop;
         Outcome out;
-        acquireInto(simba->lock(name), 5s, stop.get_token(), &out);
+        acquireInto(simba->lock(name), 1h, stop.get_token(), &out); // only the stop ends it
         QTRY_VERIFY(isCandidate(simba.get(), name)); // the attempt is in flight
         stop.request_stop();
         QTRY_VERIFY(out.done);
@@ -266,9 +281,9 @@ private Q_SLOTS:
         // lock again (blocking this thread: a term this client won now could not be
         // released before the acquire timed out), and this client was never elected.
         held.close();
-        auto again = other->lock(name)->acquire(1s);
-        QVERIFY(again.isValid());
-        QVERIFY(again.token() > held.token());
+        auto again = acquireBlocking(other->lock(name));
+        QVERIFY(again && again->isValid());
+        QVERIFY(again->token() > held.token());
         QCOMPARE(electedCount(events, name), 0);
         QVERIFY(!isCandidate(simba.get(), name));
     }
@@ -346,18 +361,27 @@ private Q_SLOTS:
 
     void withLockCancelledWhileAcquiring()
     {
+        // Cancelled while it waits for the lock: withLock throws QSimbaInterruptedError, the
+        // block never runs, and the attempt is abandoned. The acquire's timeout is far beyond
+        // the test's, so only the cancellation can end it: a loaded machine cannot turn the
+        // outcome into a QSimbaLockTimeoutError.
         auto simba = client(), other = client();
         auto held = other->lock(name)->acquire(2s);
         std::stop_source stop;
         Outcome out;
-        withLockGated(simba->lock(name), QFuture<void>(), stop.get_token(), &out);
+        withLockGated(simba->lock(name), QFuture<void>(), stop.get_token(), &out, 1h);
         QTRY_VERIFY(isCandidate(simba.get(), name));
         stop.request_stop();
         QTRY_VERIFY(out.done);
         QCOMPARE(out.result, QStringLiteral("interrupted"));
         QCOMPARE(out.value, 0); // the block never ran
+        // The abandoned attempt reaches the engine from this thread's event loop (the
+        // future's cancellation is signalled there): wait for it in the loop. A blocking
+        // call made before would keep the loop from delivering it, and the attempt could
+        // win the lock meanwhile, to be released only after that call returned.
+        QTRY_VERIFY(!isCandidate(simba.get(), name));
         held.close();
-        QVERIFY(other->lock(name)->acquire(1s).isValid());
+        QVERIFY(acquireBlocking(other->lock(name)).has_value());
     }
 
     void awaitRevokedStopped()

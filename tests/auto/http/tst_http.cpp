@@ -141,7 +141,11 @@ class tst_Http : public QObject
 
     std::unique_ptr<QSimba> client()
     {
-        return QSimba::builder().backend(std::make_unique<QSimbaMemoryLeaseBackend>(store)).config(config).build();
+        return QSimba::builder()
+            .backend(std::make_unique<QSimbaMemoryLeaseBackend>(store))
+            .config(config)
+            .metadata(u"instance"_qs, u"billing-3"_qs)
+            .build();
     }
 
 private Q_SLOTS:
@@ -175,6 +179,8 @@ private Q_SLOTS:
         QCOMPARE(o[u"client"_qs][u"pid"_qs].toInteger(), QCoreApplication::applicationPid());
         QVERIFY(o[u"client"_qs][u"backend"_qs].toString().startsWith(u"memory://"_qs));
         QCOMPARE(o[u"session"_qs][u"status"_qs].toString(), u"LIVE"_qs);
+        // The session's metadata, as the builder set it: which instance this is, for operators.
+        QCOMPARE(o[u"session"_qs][u"metadata"_qs].toObject(), (QJsonObject{{u"instance"_qs, u"billing-3"_qs}}));
         QCOMPARE(o[u"healthy"_qs].toBool(), true);
         QCOMPARE(o[u"leaseDurationMs"_qs].toInt(), 600);
         const QJsonArray elections = o[u"elections"_qs].toArray();
@@ -385,6 +391,26 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(QSimbaInvalidArgumentError, QSimbaHttpEndpoint::Options::fromSettings(settings));
         settings.remove(u"simba/http/port"_qs);
         QCOMPARE(QSimbaHttpEndpoint::Options::fromSettings(settings).port, 0);
+        // Placeholders, as in every other setting; a missing variable is named.
+        qunsetenv("QSIMBA_TEST_HTTP_PORT");
+        settings.setValue(u"simba/http/port"_qs, u"${QSIMBA_TEST_HTTP_PORT:9465}"_qs);
+        QCOMPARE(QSimbaHttpEndpoint::Options::fromSettings(settings).port, 9465);
+        qputenv("QSIMBA_TEST_HTTP_PORT", "9466");
+        QCOMPARE(QSimbaHttpEndpoint::Options::fromSettings(settings).port, 9466);
+        settings.setValue(u"simba/http/token"_qs, u"${QSIMBA_TEST_HTTP_TOKEN}"_qs);
+        try {
+            (void)QSimbaHttpEndpoint::Options::fromSettings(settings);
+            QFAIL("an unset variable without a default was accepted");
+        } catch (const QSimbaInvalidArgumentError &e) {
+            QVERIFY2(e.message().contains(u"simba/http/token"_qs) && e.message().contains(u"QSIMBA_TEST_HTTP_TOKEN"_qs),
+                     qPrintable(e.message()));
+        }
+        qputenv("QSIMBA_TEST_HTTP_TOKEN", "from-placeholder");
+        QCOMPARE(QSimbaHttpEndpoint::Options::fromSettings(settings).token, QByteArray("from-placeholder"));
+        qunsetenv("QSIMBA_TEST_HTTP_TOKEN");
+        qunsetenv("QSIMBA_TEST_HTTP_PORT");
+        settings.setValue(u"simba/http/token"_qs, u"from-settings"_qs);
+        settings.remove(u"simba/http/port"_qs);
         qputenv("SIMBA_HTTP_TOKEN", "from-env");
         QCOMPARE(QSimbaHttpEndpoint::Options::fromSettings(settings).token, QByteArray("from-env"));
         qunsetenv("SIMBA_HTTP_TOKEN");

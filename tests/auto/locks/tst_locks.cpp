@@ -5,6 +5,9 @@
 #include "qsimbaerror.h"
 #include "qsimbamemoryleasebackend.h"
 
+#include "facade/qsimba_p.h"
+#include "inputtrace.h"
+
 #include <QtConcurrent/QtConcurrent>
 #include <QtCore/QFutureWatcher>
 #include <QtCore/QRandomGenerator>
@@ -28,12 +31,52 @@ class tst_Locks : public QObject
             *raw = backend.get();
         return QSimba::builder().backend(std::move(backend)).config(config).build();
     }
-    //! Whether another client could take the lock now (a tryAcquire from a fresh client).
+    //! Whether another client could take the lock now: no live session holds it in the
+    //! store. Read from the store itself: a tryAcquire from a fresh client gives up after one
+    //! lease (300 ms) without an answer, which a loaded machine turned into "held".
     bool freeForOthers(const QString &name)
     {
-        auto other = client();
-        auto term = other->lock(name)->tryAcquire();
-        return term.has_value();
+        QSimbaMemoryLeaseBackend store(this->store);
+        const auto leases = store.inspect().leases;
+        return std::none_of(leases.cbegin(), leases.cend(), [&](const auto &l) {
+            return l.name.toString() == name && !l.holder.isNull() && l.remaining.count() > 0;
+        });
+    }
+
+    //! Records the engine inputs of the clients built while it lives (the trace replays
+    //! their run, see tests/simulation/inputtrace.h), for a failure report.
+    struct TraceRecorder
+    {
+        QMutex mutex;
+        InputTrace trace;
+        TraceRecorder()
+        {
+            QSimbaPrivate::inputObserverForTests = [this](QSimbaEngine::Nanos now, const QSimbaEngine::Input &input) {
+                QMutexLocker lock(&mutex);
+                trace.entries.push_back({now, input});
+            };
+        }
+        ~TraceRecorder() { QSimbaPrivate::inputObserverForTests = nullptr; }
+        //! Stops recording for the clients built from now on.
+        void stop() { QSimbaPrivate::inputObserverForTests = nullptr; }
+        //! The last \a count inputs, one a line.
+        QString tail(int count)
+        {
+            QMutexLocker lock(&mutex);
+            const QStringList lines = trace.lines();
+            return lines.mid(std::max(0, int(lines.size()) - count)).join(QLatin1Char('\n'));
+        }
+    };
+    //! The store's leases, one a line, for a failure report.
+    QString storeLeases()
+    {
+        QStringList out;
+        for (const auto &l : QSimbaMemoryLeaseBackend(store).inspect().leases)
+            out << QStringLiteral("%1 holder %2 token %3 remaining %4 ms")
+                       .arg(l.name.toString(), l.holder.toString())
+                       .arg(l.token)
+                       .arg(l.remaining.count());
+        return out.join(QLatin1Char('\n'));
     }
 
 private Q_SLOTS:
@@ -229,6 +272,7 @@ private Q_SLOTS:
         std::atomic<int> outcome{0};
         auto *election = simba->election(QStringLiteral("e"));
         auto *lock = simba->lock(QStringLiteral("other"));
+        std::atomic<int> tryOutcome{0};
         connect(election, &QSimbaElection::elected, election, [&] {
             try {
                 lock->acquire(1s);
@@ -236,9 +280,53 @@ private Q_SLOTS:
             } catch (const QSimbaIllegalStateError &) {
                 outcome = 2;
             }
+            try { // tryAcquire too, with a message naming the call and the lock
+                (void)lock->tryAcquire();
+                tryOutcome = 1;
+            } catch (const QSimbaIllegalStateError &error) {
+                tryOutcome = error.message().contains(QStringLiteral("tryAcquire of lock \"other\" on the engine loop")) ? 2 : 3;
+            }
         }, Qt::DirectConnection);
         election->start();
         QTRY_COMPARE(outcome.load(), 2);
+        QTRY_COMPARE(tryOutcome.load(), 2);
+    }
+
+    void blockingAcquireMayWaitInLeaderWorkAndCallbacks()
+    {
+        // What a blocking acquire waits for is answered by the engine, not by the callback
+        // executor: inside leader work and inside a callback it waits (seeds 004: only the
+        // engine loop refuses it, acquireOnTheEngineLoopIsRefused).
+        auto simba = client();
+        auto other = client();
+        QSimbaLockTerm heldElsewhere = other->lock(QStringLiteral("in-work"))->acquire(5s);
+        std::atomic<int> inWork{0}, inCallback{0};
+        auto *workLock = simba->lock(QStringLiteral("in-work")); // QObjects: made on their owner thread
+        auto *callbackLock = simba->lock(QStringLiteral("in-callback"));
+        auto task = simba->election(QStringLiteral("w"))->runWhileLeader([&](const QSimbaTerm &) {
+            try {
+                QSimbaLockTerm term = workLock->acquire(10s); // waits for the other client's term
+                inWork = term.isValid() ? 1 : 3;
+            } catch (const QSimbaError &) {
+                inWork = 2;
+            }
+        });
+        auto *election = simba->election(QStringLiteral("c"));
+        connect(election, &QSimbaElection::elected, this, [&] {
+            try {
+                QSimbaLockTerm term = callbackLock->acquire(5s);
+                inCallback = term.isValid() ? 1 : 3;
+            } catch (const QSimbaError &) {
+                inCallback = 2;
+            }
+        });
+        election->start();
+        QTRY_COMPARE(inCallback.load(), 1);
+        QTest::qWait(50);
+        QCOMPARE(inWork.load(), 0); // still waiting for the other client's term
+        heldElsewhere.close();
+        QTRY_COMPARE(inWork.load(), 1);
+        task->close();
     }
 
     // A blocking acquire and release are carried out by the calling thread and the backend
@@ -354,7 +442,9 @@ private Q_SLOTS:
         // looks at its interruption (every 50ms): whatever wins that race, the lock ends up
         // free (no term held by nobody).
         QSimbaMemoryLeaseBackend *raw = nullptr;
+        TraceRecorder recorder; // the client's engine inputs, dumped if the lock stays held
         auto simba = client(&raw);
+        recorder.stop();
         auto *lock = simba->lock(QStringLiteral("interrupted"));
         auto *rng = QRandomGenerator::global();
         std::atomic<int> interrupted{0};
@@ -377,7 +467,14 @@ private Q_SLOTS:
         // after the cancel) reaches the store, so the store is free a little later; a term
         // left held would keep it taken as long as this client's session lives.
         QTRY_VERIFY_WITH_TIMEOUT(simba->snapshot().elections.isEmpty(), 2000);
-        QTRY_VERIFY_WITH_TIMEOUT(freeForOthers(QStringLiteral("interrupted")), 5000);
+        QDeadlineTimer freeBy(5s);
+        while (!freeForOthers(QStringLiteral("interrupted")) && !freeBy.hasExpired())
+            QTest::qWait(20); // as QTRY_VERIFY does, but with a report when it fails
+        if (!freeForOthers(QStringLiteral("interrupted"))) {
+            qWarning().noquote() << "store:\n" << storeLeases() << "\nclient" << simba->snapshot().session.id.toString()
+                                 << "engine inputs, the last 300:\n" << recorder.tail(300);
+            QFAIL("the store holds the lock the engine forgot");
+        }
         qInfo() << interrupted.load() << "of 60 acquires were interrupted";
     }
 };

@@ -160,6 +160,30 @@ private Q_SLOTS:
         QVERIFY(echoes(socket, "fast"));
     }
 
+    void holdFromCutsTheStreamBeforeAPattern()
+    {
+        EchoServer echo;
+        TcpProxy proxy(QStringLiteral("127.0.0.1"), echo.port);
+        QTcpSocket held, other;
+        QVERIFY(connectTo(held, proxy));
+        QVERIFY(connectTo(other, proxy));
+        QVERIFY(echoes(held, "first"));
+        proxy.holdFrom("NEEDLE", 3);
+        QVERIFY(!proxy.holding());
+        // Relayed up to 3 bytes before the pattern; the rest of that connection waits.
+        QCOMPARE(held.write("abcdefNEEDLEtail"), qint64(16));
+        QTRY_VERIFY(proxy.holding());
+        QTRY_COMPARE(held.bytesAvailable(), qint64(3));
+        QCOMPARE(held.readAll(), QByteArray("abc"));
+        QVERIFY(!echoes(held, "more", 300));
+        QVERIFY(echoes(other, "NEEDLE again")); // other connections flow, unheld
+        proxy.releaseHold();
+        QVERIFY(!proxy.holding());
+        QTRY_COMPARE(held.bytesAvailable(), qint64(17));
+        QCOMPARE(held.readAll(), QByteArray("defNEEDLEtailmore"));
+        QVERIFY(echoes(held, "after"));
+    }
+
     void resetAbortsEveryConnection()
     {
         EchoServer echo;

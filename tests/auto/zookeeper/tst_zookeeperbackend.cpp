@@ -42,6 +42,13 @@ class tst_ZookeeperBackend : public QObject
         o.acl = acl;
         return o;
     }
+    // The options of a client that reaches the server through \a proxy.
+    Backend::Options throughProxy(const QString &base, const TcpProxy &proxy) const
+    {
+        auto o = options(base);
+        o.hosts = QStringLiteral("127.0.0.1:%1").arg(proxy.port());
+        return o;
+    }
     static QSimbaLeaseName name(const char *n) { return QSimbaLeaseName::of(QString::fromLatin1(n)); }
 
     // Hints a subscription collected, with the time each arrived.
@@ -241,6 +248,44 @@ private Q_SLOTS:
         waiter.closeSession(s2);
     }
 
+    // The lease list's watch is one-shot: a lease created and deleted between its event and
+    // the listing it triggers never shows in a listing. The parent's child version does: such
+    // a release is hinted for every absent name the subscriber acquires, so a waiter never
+    // sleeps beside a free lock for want of it. The proxy holds the subscriber's listing
+    // while another client acquires and releases.
+    void releaseInTheListWatchGapIsHinted()
+    {
+        const QString base = QStringLiteral("hints-gap");
+        TcpProxy proxy(QStringLiteral("127.0.0.1"), server.port());
+        QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
+        Backend holder(options(base)), waiter(throughProxy(base, proxy));
+        Collector collector;
+        auto subscription = waiter.subscribe(collector.listener());
+        const auto s1 = holder.openSession(30s).id, s2 = waiter.openSession(30s).id;
+        const auto n = name("gap");
+        // The waiter has acquired the name before (a candidate asks for it every poll).
+        const auto own = waiter.acquire(s2, {n}).value(n);
+        QVERIFY(own.isGranted);
+        waiter.release(s2, {{n, own.token}});
+        QTRY_VERIFY_WITH_TIMEOUT(collector.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
+        QVERIFY(waiter.inspect().leases.isEmpty()); // a round trip: its listing is answered
+        collector.clear();
+
+        // The listing the holder's create triggers (a getChildren2 of the leases with a
+        // watch: the path followed by the watch flag) is held until the lease is gone again.
+        QByteArray listing = QStringLiteral("/%1/leases").arg(base).toUtf8();
+        listing.append('\x01');
+        proxy.holdFrom(listing, 16);
+        const auto t = holder.acquire(s1, {n}).value(n);
+        QVERIFY(t.isGranted);
+        QTRY_VERIFY_WITH_TIMEOUT(proxy.holding(), 5000);
+        holder.release(s1, {{n, t.token}});
+        proxy.releaseHold();
+        QTRY_VERIFY_WITH_TIMEOUT(collector.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
+        holder.closeSession(s1);
+        waiter.closeSession(s2);
+    }
+
     // An uncontended lock cycle sends what the operation needs: acquire one read pipelined
     // with one multi (2 requests, 1 round trip), release one multi. Before, acquire read the
     // lease, the session and wrote the clock, then wrote the grant (4 requests, 2 round
@@ -407,6 +452,70 @@ private Q_SLOTS:
             b.closeSession(s);
     }
 
+    // The sweep of expired sessions (openSession(), members(), inspect(), a takeover) must
+    // judge a session on data read after its clock write. Read before it, a renewal that
+    // lands between the read and the clock write goes unseen: the sweep removed a session
+    // renewed in time, with its leases, while its owner's term was valid (the overlap of the
+    // fault suite's restart-server case). The proxy holds the sweeper's clock write while the
+    // owner renews halfway through its lease and the server's time passes the old expiry.
+    void sweepSparesASessionRenewedInTime()
+    {
+        const QString base = QStringLiteral("sweep-renewed");
+        const QByteArray clockPath = QStringLiteral("/%1/clock").arg(base).toUtf8();
+        TcpProxy proxy(QStringLiteral("127.0.0.1"), server.port());
+        QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
+        auto sweeperOptions = throughProxy(base, proxy);
+        sweeperOptions.timeout = 30s; // the call waits while its request is held
+        Backend owner(options(base)), sweeper(sweeperOptions);
+        RawClient raw(server.hostPort());
+        QTRY_VERIFY(raw.connected());
+        sweeper.inspect(); // connected, layout made: the next clock write is the sweep's
+        // The server's time: the mtime of a clock write.
+        const auto serverNow = [&] {
+            Stat stat{};
+            const int rc = zoo_set2(raw.zh, clockPath.constData(), nullptr, 0, -1, &stat);
+            return rc == ZOK ? qint64(stat.mtime) : qint64(-1);
+        };
+        const qint64 lease = 4000; // halves of 2 s: slack for a loaded machine on both sides
+        const auto session = owner.openSession(std::chrono::milliseconds(lease)).id;
+        Stat created{};
+        const QByteArray sessionPath = QStringLiteral("/%1/sessions/%2").arg(base, session.toString()).toUtf8();
+        QCOMPARE(zoo_exists(raw.zh, sessionPath.constData(), 0, &created), int(ZOK));
+        const qint64 m = created.mtime; // the session is live until m + lease
+
+        // The sweeper opens a session, which sweeps the others: its clock write is held.
+        proxy.holdFrom(clockPath, 16); // a setData request: length, xid, type, path length, path
+        std::atomic<bool> swept = false;
+        std::thread sweep([&] {
+            try {
+                const auto own = sweeper.openSession(std::chrono::milliseconds(lease)).id;
+                sweeper.closeSession(own);
+            } catch (const QSimbaError &e) {
+                qWarning("sweeper: %s", e.what());
+            }
+            swept = true;
+        });
+        const auto joinSweep = qScopeGuard([&] {
+            proxy.releaseHold();
+            sweep.join();
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(proxy.holding(), 10000);
+
+        // The owner renews halfway through the lease: in time, and live until m + 1.5 leases.
+        QTRY_VERIFY_WITH_TIMEOUT(serverNow() >= m + lease / 2, 10000);
+        const auto renewed = owner.keepAlive(session, std::chrono::milliseconds(lease), {});
+        QVERIFY2(renewed.isLive, "the renewal did not land within the lease (a very slow machine)");
+        // The server's time passes the old expiry, then the sweeper's clock write lands.
+        QTRY_VERIFY_WITH_TIMEOUT(serverNow() >= m + lease + 10, 10000);
+        proxy.releaseHold();
+        QTRY_VERIFY_WITH_TIMEOUT(swept.load(), 35000);
+
+        // The session was live at the sweeper's clock write: it is still there, and live.
+        QCOMPARE(zoo_exists(raw.zh, sessionPath.constData(), 0, nullptr), int(ZOK));
+        QVERIFY(owner.keepAlive(session, std::chrono::milliseconds(lease), {}).isLive);
+        owner.closeSession(session);
+    }
+
     void lostZookeeperSessionIsReplaced()
     {
         // A short ZooKeeper session (the server's minimum: 2 ticks), a long QSimba lease.
@@ -544,8 +653,7 @@ private Q_SLOTS:
         QFETCH(int, fault);
         TcpProxy proxy(QStringLiteral("127.0.0.1"), server.port());
         QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
-        auto o = options(QStringLiteral("deadline%1").arg(fault + 1));
-        o.hosts = QStringLiteral("127.0.0.1:%1").arg(proxy.port());
+        auto o = throughProxy(QStringLiteral("deadline%1").arg(fault + 1), proxy);
         o.timeout = 500ms;
         o.sessionTimeout = 4000ms;
         auto backend = std::make_unique<Backend>(o);
