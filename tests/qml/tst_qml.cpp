@@ -3,12 +3,32 @@
 // (QSIMBA_TEST_STORE: memory or sqlite) is handed to the QML as simbaTestBackend, one URL that
 // both clients of a test share. The default client is configured as an application would:
 // through SIMBA_* environment variables, one of them with a ${VAR:default} placeholder.
+#include <qsimbapartitionassignment.h>
+
 #include <QtCore/QTemporaryDir>
 #include <QtQml/QQmlContext>
 #include <QtQml/QQmlEngine>
 #include <QtQuickTest/quicktest.h>
 
 #include <vector>
+
+// What rendezvous hashing assigns, for the QML tests' checks (simbaTestHashing).
+class Hashing : public QObject
+{
+    Q_OBJECT
+public:
+    //! The partitions of [0, partitions) that \a member owns among \a members (session ids).
+    Q_INVOKABLE QList<int> partitionsOf(const QString &member, int partitions, const QStringList &members) const
+    {
+        QList<QSimbaSessionId> ids;
+        for (const auto &m : members)
+            ids.append(QSimbaSessionId::of(m));
+        const auto owned = QSimbaPartitionAssignment::partitionsOf(QSimbaSessionId::of(member), partitions, ids);
+        QList<int> out(owned.cbegin(), owned.cend());
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+};
 
 class Setup : public QObject
 {
@@ -37,9 +57,11 @@ public Q_SLOTS:
         engine->rootContext()->setContextProperty(QStringLiteral("simbaTestBackend"), m_backend);
         engine->rootContext()->setContextProperty(QStringLiteral("simbaTestStore"),
                                                   QString::fromUtf8(qgetenv("QSIMBA_TEST_STORE")));
+        engine->rootContext()->setContextProperty(QStringLiteral("simbaTestHashing"), &m_hashing);
     }
 
 private:
+    Hashing m_hashing;
     QTemporaryDir m_dir;
     QString m_backend;
 };
