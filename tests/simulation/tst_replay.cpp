@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // An engine core's run, recorded as a trace of inputs, replays to the very same effects.
+//
+// The replay command: QSIMBA_REPLAY_TRACE=file[,file…] tst_replay aTraceFileReplays
+// replays input trace files (a failed simulation seed writes one per client) and prints
+// every input with the effects it produced.
 #include "inputtrace.h"
 
 #include "qsimbamemoryleasebackend.h"
+#include "runtime/qsimbaruntime_p.h"
 
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
 #include <random>
@@ -180,17 +186,6 @@ private:
     std::vector<std::unique_ptr<Run::Client>> m_clients;
 };
 
-QStringList replayed(const InputTrace &trace, Options options)
-{
-    options.onInput = nullptr;
-    Core core(options);
-    QStringList out;
-    trace.replay(core, [&](const std::vector<Effect> &effects) {
-        for (const auto &e : effects)
-            out.append(describeEffect(e));
-    });
-    return out;
-}
 
 } // namespace
 
@@ -214,7 +209,7 @@ private Q_SLOTS:
         for (auto &c : run.clients()) {
             QVERIFY(c->trace.entries.size() > 100);
             inputs += int(c->trace.entries.size());
-            const QStringList again = replayed(c->trace, c->options);
+            const QStringList again = c->trace.replayedEffects(c->options);
             if (again != c->effects) {
                 int i = 0;
                 while (i < again.size() && i < c->effects.size() && again[i] == c->effects[i])
@@ -229,6 +224,63 @@ private Q_SLOTS:
         QVERIFY(inputs > 0);
     }
 
+    // A trace written as data (InputTrace::write) and read back replays to the effects
+    // recorded in the run. With QSIMBA_REPLAY_TRACE set, the files named there are
+    // replayed instead, each input printed with its effects, and replayed twice alike.
+    void aTraceFileReplays_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QStringList>("recorded"); // empty: a file from elsewhere
+        const QString given = qEnvironmentVariable("QSIMBA_REPLAY_TRACE");
+        if (!given.isEmpty()) {
+            for (const QString &file : given.split(u',', Qt::SkipEmptyParts))
+                QTest::newRow(qPrintable(file)) << file << QStringList();
+            return;
+        }
+        QVERIFY(m_dir.isValid());
+        for (quint64 seed : {3, 11}) {
+            Run run(seed, QStringLiteral("replay-file-%1").arg(seed));
+            run.run(400);
+            auto &c = *run.clients().back();
+            const QString file = m_dir.filePath(QStringLiteral("seed-%1.trace").arg(seed));
+            QString error;
+            QVERIFY2(c.trace.write(file, c.options, &error), qPrintable(error));
+            QTest::addRow("seed %llu", seed) << file << c.effects;
+        }
+    }
+
+    void aTraceFileReplays()
+    {
+        QFETCH(QString, file);
+        QFETCH(QStringList, recorded);
+        InputTrace trace;
+        Options options;
+        const auto error = trace.read(file, options);
+        QVERIFY2(!error, qPrintable(error.value_or(QString())));
+        QVERIFY(!trace.entries.empty());
+        const bool print = recorded.isEmpty();
+        const auto replay = [&](bool show) {
+            Core core(options);
+            QStringList out;
+            for (const auto &e : trace.entries) {
+                core.handle(e.now, e.input);
+                if (show)
+                    qInfo().noquote() << e.now.count() << describe(e.input);
+                for (const auto &effect : core.takeEffects()) {
+                    out.append(describeEffect(effect));
+                    if (show)
+                        qInfo().noquote() << "    ->" << out.last();
+                }
+            }
+            return out;
+        };
+        const QStringList once = replay(print);
+        if (print)
+            QCOMPARE(replay(false), once);
+        else
+            QCOMPARE(once, recorded);
+    }
+
     // The comparison can fail: a core told one thing less, or with other jitter, diverges.
     void aTraceWithAnInputLeftOutDoesNotReplay()
     {
@@ -241,10 +293,21 @@ private Q_SLOTS:
         });
         QVERIFY(acquire != cut.entries.end());
         cut.entries.erase(acquire);
-        QVERIFY(replayed(cut, c.options) != c.effects);
+        QVERIFY(cut.replayedEffects(c.options) != c.effects);
+        // So can the file's: a trace read back with one input changed replays otherwise.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString file = dir.filePath(QStringLiteral("cut.trace"));
+        QVERIFY(c.trace.write(file, c.options));
+        InputTrace read;
+        Options readOptions;
+        QVERIFY(!read.read(file, readOptions));
+        QCOMPARE(read.replayedEffects(readOptions), c.effects);
+        readOptions.seed += 1;
+        QVERIFY(read.replayedEffects(readOptions) != c.effects);
         Options otherSeed = c.options;
         otherSeed.seed += 1000;
-        QVERIFY(replayed(c.trace, otherSeed) != c.effects);
+        QVERIFY(c.trace.replayedEffects(otherSeed) != c.effects);
     }
 
     // The core reads no clock: an event's wall-clock time comes from the input that made it
@@ -285,6 +348,100 @@ private Q_SLOTS:
         QCOMPARE(first(QSimbaEvent::Type::SessionOpened).time(), origin.addSecs(2));
         QCOMPARE(first(QSimbaEvent::Type::SessionRenewed).time(), origin.addMSecs(3500));
     }
+
+    // The runtime feeds its own inputs (Start, its timer's Tick, the backend thread's
+    // BackendReplied and Hint, the executor's Delivered) through Core::handle() like the
+    // API's: the trace of a run on real threads holds them all, and a core fed that trace
+    // alone hands out the same deliveries and resolves the same promises.
+    void aRuntimeTraceReplaysToTheSameDeliveries()
+    {
+        Options options;
+        options.config = QSimbaConfig::builder().leaseDuration(600ms).renewInterval(200ms).build();
+        options.ticker = QSimbaTicker::system();
+        options.seed = 42;
+        InputTrace trace;
+        trace.recordInto(options); // grows under the runtime's lock: read through query()
+
+        struct Seen
+        {
+            QMutex mutex;
+            QStringList tasks, resolves;
+            QHash<quint64, TermPtr> resolved;
+        };
+        auto seen = std::make_shared<Seen>();
+        QSimbaRuntime::Hooks hooks;
+        hooks.executor = [](std::function<void()> task) {
+            task();
+            return true;
+        };
+        hooks.perform = [seen](const Task &task) {
+            QMutexLocker lock(&seen->mutex);
+            seen->tasks.append(describeEffect(Effect::runTask(QString(), task)));
+            return Taken::Yes;
+        };
+        hooks.resolve = [seen](quint64 promise, const TermPtr &term, Failure failure) {
+            QMutexLocker lock(&seen->mutex);
+            seen->resolves.append(describeEffect(Effect::resolve(promise, term, failure)));
+            seen->resolved.insert(promise, term);
+        };
+        const auto resolvedTerm = [seen](quint64 promise) -> std::optional<TermPtr> {
+            QMutexLocker lock(&seen->mutex);
+            if (!seen->resolved.contains(promise))
+                return std::nullopt;
+            return seen->resolved.value(promise);
+        };
+
+        QSimbaRuntime runtime(options, std::make_unique<QSimbaMemoryLeaseBackend>(QStringLiteral("replay-runtime")), hooks);
+        runtime.start();
+        const auto lock = QSimbaLeaseName::of(QStringLiteral("lock"));
+        const quint64 waiter = DirectPromise | 1;
+        runtime.post(In::AcquireLock{lock, waiter, Core::Never, /*tryOnce=*/false});
+        QTRY_VERIFY_WITH_TIMEOUT(resolvedTerm(waiter).has_value(), 10000);
+        const TermPtr term = *resolvedTerm(waiter);
+        QVERIFY(term);
+        const quint64 released = DirectPromise | 2;
+        runtime.post(In::ReleaseLock{lock, term->token, Completion{0, released}});
+        QTRY_VERIFY_WITH_TIMEOUT(resolvedTerm(released).has_value(), 10000);
+        QVERIFY(runtime.handleNow(In::StartElection{QSimbaLeaseName::of(QStringLiteral("e"))}));
+        const auto has = [&](auto type) {
+            bool found = false;
+            runtime.query([&](const Core &, Nanos) {
+                found = std::any_of(trace.entries.cbegin(), trace.entries.cend(), [](const InputTrace::Entry &e) {
+                    return std::holds_alternative<decltype(type)>(e.input);
+                });
+            });
+            return found;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(has(In::Tick{}), 10000); // the renewal timer fired
+        const quint64 closed = DirectPromise | 3;
+        runtime.post(In::Close{{4, closed}});
+        QTRY_VERIFY_WITH_TIMEOUT(resolvedTerm(closed).has_value(), 10000);
+        runtime.shutdown();
+
+        for (const bool found : {has(In::Start{}), has(In::Tick{}), has(In::BackendReplied{}), has(In::Hint{}),
+                                 has(In::Delivered{}), has(In::AcquireLock{}), has(In::ReleaseLock{}),
+                                 has(In::StartElection{}), has(In::Close{})})
+            QVERIFY2(found, qPrintable(trace.lines().join(u'\n')));
+
+        options.onInput = nullptr;
+        Core core(options);
+        QStringList tasks, resolves;
+        trace.replay(core, [&](const std::vector<Effect> &effects) {
+            for (const auto &e : effects) {
+                if (e.type == Effect::Type::RunTask)
+                    tasks.append(describeEffect(Effect::runTask(QString(), e.task)));
+                else if (e.type == Effect::Type::Resolve)
+                    resolves.append(describeEffect(e));
+            }
+        });
+        QMutexLocker l(&seen->mutex);
+        QVERIFY(seen->tasks.size() > 5);
+        QCOMPARE(tasks, seen->tasks);
+        QCOMPARE(resolves, seen->resolves);
+    }
+
+private:
+    QTemporaryDir m_dir; // the trace files of aTraceFileReplays
 };
 
 QTEST_GUILESS_MAIN(tst_Replay)

@@ -13,9 +13,15 @@
 //
 //   QSIMBA_SIM_SEED=n     run only seed n        QSIMBA_SIM_SEEDS=k   run seeds 1..k
 //   QSIMBA_SIM_STEPS=n    steps per seed         QSIMBA_SIM_TRACE=1   print every trace line
-#include "engine/qsimbaengine_p.h"
+//   QSIMBA_SIM_TRACE_DIR=d  where a failed seed writes its clients' input traces
+//                           (default: a folder in the system's temporary directory)
+// Every client's core records its input trace (inputtrace.h); a failed seed writes them,
+// one file per client, and prints how tst_replay replays one (QSIMBA_REPLAY_TRACE).
+#include "inputtrace.h"
 #include "qsimbamemoryleasebackend.h"
 
+#include <QtCore/QDir>
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QTest>
 
 #include <cmath>
@@ -54,7 +60,10 @@ struct Violation : std::runtime_error
 class Simulation
 {
 public:
-    Simulation(quint64 seed, qint64 steps) : m_seed(seed), m_steps(steps), m_random(seed)
+    //! \a keepEffects: keep every effect of every client as text (describeEffect), to
+    //! compare a replay with.
+    Simulation(quint64 seed, qint64 steps, bool keepEffects = false)
+        : m_seed(seed), m_steps(steps), m_random(seed), m_keepEffects(keepEffects)
     {
         // Odd seeds use a 3 s lease, even ones 300 ms (where the margin matters most).
         m_config = QSimbaConfig::builder().leaseDuration(seed % 2 ? Nanos(3s) : Nanos(300ms)).build();
@@ -79,6 +88,8 @@ public:
     qint64 run()
     {
         for (m_step = 0; m_step < m_steps; ++m_step) {
+            if (m_step == m_failAt)
+                fail(QStringLiteral("the failure the test asked for at step %1").arg(m_step));
             if (chance(0.02))
                 randomAction();
             if (!processOne())
@@ -103,10 +114,44 @@ public:
 
     QStringList trace() const { return QStringList(m_trace.cbegin(), m_trace.cend()); }
 
+    //! Fails at step \a step, as a violated invariant would (to test what a failure writes).
+    void failAt(qint64 step) { m_failAt = step; }
+    //! After a failure: the effects the cores produced that the run did not take yet.
+    void takeLeftEffects()
+    {
+        for (auto &c : m_clients)
+            for (const auto &e : c->core->takeEffects())
+                if (m_keepEffects)
+                    c->effects.append(describeEffect(e));
+    }
+    //! Writes each client's input trace into \a dir as client-<n>.trace; the files written.
+    QStringList writeTraces(const QString &dir) const
+    {
+        QStringList files;
+        QDir().mkpath(dir);
+        for (const auto &c : m_clients) {
+            const QString file = QDir(dir).filePath(QStringLiteral("client-%1.trace").arg(c->index));
+            QString error;
+            if (c->trace.write(file, c->options, &error))
+                files.append(file);
+            else
+                qWarning().noquote() << error;
+        }
+        return files;
+    }
+    //! The effects client \a index produced (keepEffects), in order.
+    QStringList effectsOf(int index) const { return m_clients.at(size_t(index))->effects; }
+    //! The input trace of client \a index, and the options of its core.
+    const InputTrace &traceOf(int index) const { return m_clients.at(size_t(index))->trace; }
+    Options optionsOf(int index) const { return m_clients.at(size_t(index))->options; }
+
 private:
     struct Client
     {
         int index = 0;
+        Options options;           // the core's, for its trace file
+        InputTrace trace;          // every input its core handled
+        QStringList effects;       // every effect its core produced, as text (keepEffects())
         std::unique_ptr<Core> core;
         std::shared_ptr<QSimbaManualTicker> local;
         qint64 rateMillionths = 0;  // local clock rate: 1 + rate × 1e-6
@@ -209,6 +254,8 @@ private:
         o.seed = m_random();
         const int index = c->index;
         o.onTermGranted = [this, index](const TermPtr &term) { granted(index, term); };
+        c->trace.recordInto(o); // the trace is the client's: it lives as long as the core
+        c->options = o;
         c->core = std::make_unique<Core>(o);
         Client &ref = *c;
         m_clients.push_back(std::move(c));
@@ -243,6 +290,9 @@ private:
             auto effects = c.core->takeEffects();
             if (effects.empty())
                 break;
+            if (m_keepEffects)
+                for (const auto &effect : effects)
+                    c.effects.append(describeEffect(effect));
             for (auto &effect : effects)
                 carryOut(c, effect);
         }
@@ -417,6 +467,7 @@ private:
                     fail(QStringLiteral("client %1: term %2 of %3 %4 leader work, its start asked otherwise")
                              .arg(c.index).arg(open).arg(name, task.withWork ? QStringLiteral("runs") : QStringLiteral("lacks")));
                 if (task.withWork && task.term->beginWork()) { // as the runtime does
+                    c.trace.workBegan(task.term);
                     if (c.closeReturned)
                         fail(QStringLiteral("client %1: leader work of %2 token %3 started after close() returned").arg(c.index).arg(name).arg(open));
                     m_work.push_back({c.index, task.term, uniform(0ms, 300ms), chance(0.05)});
@@ -1205,6 +1256,7 @@ private:
     qint64 m_steps;
     qint64 m_step = 0;
     std::mt19937_64 m_random;
+    bool m_keepEffects = false;
     QSimbaConfig m_config;
     std::shared_ptr<QSimbaManualTicker> m_clock;
     std::unique_ptr<QSimbaMemoryLeaseBackend> m_backend;
@@ -1235,6 +1287,7 @@ private:
     std::map<std::pair<QString, qint64>, Nanos> m_grantedAt;
     std::set<const QSimbaTermPrivate *> m_seenInvalid;
     quint64 m_checks = 0;
+    qint64 m_failAt = -1;
     const QSimbaLeaseName m_lock = QSimbaLeaseName::of(QStringLiteral("lock"));
     std::set<quint64> m_answered;                          // lock waiters whose answer went out
     std::map<quint64, std::pair<Nanos, quint64>> m_tryBehind; // tryAcquire waiter → (grant, lock stream idles)
@@ -1283,8 +1336,54 @@ private Q_SLOTS:
         } catch (const Violation &v) {
             for (const auto &line : sim.trace())
                 qInfo().noquote() << line;
+            writeTraces(sim, seed);
             QFAIL(qPrintable(QStringLiteral("seed %1: %2 (rerun with QSIMBA_SIM_SEED=%1)").arg(seed).arg(QString::fromStdString(v.what()))));
         }
+    }
+
+    // A failed seed's input traces, written as data and read back, replay to exactly the
+    // effects each client's core produced in the run (the files are all it was told).
+    void aFailedSeedsTracesReplayToTheSameEffects()
+    {
+        const quint64 seed = 2; // a 300 ms lease: the densest run
+        Simulation sim(seed, 20000, /*keepEffects=*/true);
+        sim.failAt(15000);
+        bool failed = false;
+        try {
+            sim.run();
+        } catch (const Violation &) {
+            failed = true;
+        }
+        QVERIFY(failed);
+        sim.takeLeftEffects();
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QStringList files = sim.writeTraces(dir.path());
+        QVERIFY(files.size() >= 4); // four from the start, more as clients are replaced
+        qsizetype inputs = 0, outputs = 0, workBegun = 0;
+        for (int i = 0; i < files.size(); ++i) {
+            QCOMPARE(sim.traceOf(i).replayedEffects(sim.optionsOf(i)), sim.effectsOf(i)); // the trace in memory
+            InputTrace trace;
+            Options options;
+            const auto error = trace.read(files[i], options);
+            QVERIFY2(!error, qPrintable(error.value_or(QString())));
+            QVERIFY(!trace.entries.empty());
+            inputs += qsizetype(trace.entries.size());
+            workBegun += qsizetype(trace.workBegun.size());
+            const QStringList replayed = trace.replayedEffects(options);
+            const QStringList recorded = sim.effectsOf(i);
+            outputs += recorded.size();
+            if (replayed != recorded) {
+                qsizetype at = 0;
+                while (at < replayed.size() && at < recorded.size() && replayed[at] == recorded[at])
+                    ++at;
+                QFAIL(qPrintable(QStringLiteral("client %1, effect %2 of %3: recorded %4, replayed %5")
+                                     .arg(i).arg(at).arg(recorded.size())
+                                     .arg(recorded.value(at), replayed.value(at))));
+            }
+        }
+        QVERIFY2(inputs > 5000 && outputs > 5000 && workBegun > 10,
+                 qPrintable(QStringLiteral("%1 inputs, %2 effects, %3 works begun").arg(inputs).arg(outputs).arg(workBegun)));
     }
 
     void cleanupTestCase()
@@ -1295,6 +1394,19 @@ private Q_SLOTS:
     }
 
 private:
+    //! Writes the input traces of a failed seed and says how to replay them.
+    static void writeTraces(const Simulation &sim, quint64 seed)
+    {
+        const QString dir = qEnvironmentVariableIsSet("QSIMBA_SIM_TRACE_DIR")
+                                ? QDir(qEnvironmentVariable("QSIMBA_SIM_TRACE_DIR")).filePath(QStringLiteral("seed-%1").arg(seed))
+                                : QDir(QDir::tempPath()).filePath(QStringLiteral("qsimba-simulation-seed-%1").arg(seed));
+        const QStringList files = sim.writeTraces(dir);
+        if (files.isEmpty())
+            return;
+        qInfo().noquote() << "input traces of seed" << seed << "(one per client):" << files.join(QStringLiteral(", "));
+        qInfo().noquote() << QStringLiteral("replay one: QSIMBA_REPLAY_TRACE=%1 tst_replay aTraceFileReplays").arg(files.first());
+    }
+
     qint64 m_totalSteps = 0;
 };
 

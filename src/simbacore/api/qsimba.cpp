@@ -2,6 +2,7 @@
 #include "qsimba.h"
 
 #include "qsimba_p.h"
+#include "qsimbaelection_p.h"
 #include "qsimbaerror.h"
 #include "qsimbaleasebackend.h"
 #include "qsimbainstrumentedbackend_p.h"
@@ -259,31 +260,28 @@ void QSimbaLink::completeAll()
         c(nullptr, Failure::Closed);
 }
 
-void QSimbaLink::post(QSimbaRuntime::Input input)
+void QSimbaLink::post(QSimbaEngine::Input input)
 {
     if (!shutDown.load())
         runtime->post(std::move(input));
-}
-
-void QSimbaLink::post(QSimbaEngine::Input input)
-{
-    post([input = std::move(input)](Core &core, Nanos now) { core.handle(now, input); });
 }
 
 void QSimbaLink::startElection(const QSimbaLeaseName &name, bool withWork)
 {
     if (shutDown.load())
         return;
-    bool started = true;
-    runtime->runBlocking([&](Core &core, Nanos now) {
-        started = core.handle(now, In::StartElection{name, Kind::Election, /*oneTerm=*/false, withWork});
-    });
+    const bool started = runtime->handleNow(In::StartElection{name, Kind::Election, /*oneTerm=*/false, withWork});
     if (!started)
         throw QSimbaIllegalStateError(
             QStringLiteral("election \"%1\": the lease is used by a lock of this client").arg(name.toString()));
 }
 
 void QSimbaPrivate::ensureOpen(const char *what) const
+{
+    link->ensureOpen(what);
+}
+
+void QSimbaLink::ensureOpen(const char *what) const
 {
     if (closing)
         throw QSimbaIllegalStateError(QStringLiteral("%1: the QSimba client is closed").arg(QLatin1String(what)));
@@ -311,20 +309,7 @@ Taken QSimbaPrivate::perform(const Task &task)
     }
     if (task.type == Task::Type::Elected && task.withWork) {
         // Leader work starts with the delivery of its term, on a thread of its own.
-        std::optional<std::pair<QSimbaLink::Work, std::optional<QSimbaSchedule>>> work;
-        {
-            QMutexLocker lock(&link->worksMutex);
-            if (!task.group.isEmpty()) {
-                auto it = link->groupWorks.find(task.group);
-                if (it != link->groupWorks.end()) {
-                    const int partition = task.partition;
-                    auto fn = it->first;
-                    work.emplace([fn, partition](const QSimbaTerm &term) { fn(term, partition); }, it->second);
-                }
-            } else if (auto it = link->works.find(task.name); it != link->works.end()) {
-                work = *it;
-            }
-        }
+        const auto work = link->workFor(task);
         // The handover may have skipped the work already (close() on a blocked owner
         // thread): then it never starts, for a term that is over.
         if (work && task.term->beginWork())
@@ -438,7 +423,7 @@ QSimbaSnapshot QSimba::snapshot() const
         snap.leaseDuration = d->link->config.leaseDuration();
         return snap;
     }
-    d->link->runtime->runBlocking([&](Core &core, Nanos now) { snap = core.snapshot(now); });
+    d->link->runtime->query([&](const Core &core, Nanos now) { snap = core.snapshot(now); });
     return snap;
 }
 
@@ -456,13 +441,13 @@ QFuture<void> QSimba::closeAsync()
 {
     Q_D(QSimba);
     QMutexLocker closeLock(&d->closeMutex);
-    if (d->closing.load())
+    if (d->link->closing.load())
         return d->closeFuture;
     auto [closedId, closedFuture] = d->link->newPromise(/*direct=*/true);
     auto [afterId, afterFuture] = d->link->newPromise();
     d->closedFuture = closedFuture;
     d->closeFuture = afterFuture;
-    d->closing.store(true);
+    d->link->closing.store(true);
     closeLock.unlock();
     {
         QMutexLocker lock(&d->electionsMutex);
@@ -484,5 +469,5 @@ void QSimba::close()
 
 bool QSimba::isClosed() const
 {
-    return d_func()->closing;
+    return d_func()->link->closing;
 }

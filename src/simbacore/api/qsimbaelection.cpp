@@ -3,6 +3,9 @@
 
 #include "qsimba_p.h"
 #include "qsimbaduration_p.h"
+#include "qsimbaelection_p.h"
+#include "qsimbaleadertask.h"
+#include "qsimbataskstopper_p.h"
 #include "qsimbaerror.h"
 #include "qsimbaseedname_p.h"
 
@@ -26,7 +29,7 @@ QSimbaElection::QSimbaElection(QSimba *client, const QSimbaLeaseName &name)
     : QObject(client), d_ptr(new QSimbaElectionPrivate)
 {
     Q_D(QSimbaElection);
-    d->client = client;
+    d->link = QSimbaPrivate::get(client)->link;
     d->name = name;
 }
 
@@ -58,8 +61,7 @@ void QSimbaElection::start()
 void QSimbaElection::start(ElectedCallback onElected, RevokedCallback onRevoked)
 {
     Q_D(QSimbaElection);
-    auto *cd = QSimbaPrivate::get(d->client);
-    cd->ensureOpen("QSimbaElection::start");
+    d->link->ensureOpen("QSimbaElection::start");
     if (d->started)
         throw QSimbaIllegalStateError(QStringLiteral("election \"%1\" is already started").arg(d->name.toString()));
     {
@@ -69,7 +71,7 @@ void QSimbaElection::start(ElectedCallback onElected, RevokedCallback onRevoked)
         d->onElected = std::move(onElected);
         d->onRevoked = std::move(onRevoked);
     }
-    cd->link->startElection(d->name, /*withWork=*/false);
+    d->link->startElection(d->name, /*withWork=*/false);
     d->started = true;
     Q_EMIT startedChanged(true);
 }
@@ -77,16 +79,12 @@ void QSimbaElection::start(ElectedCallback onElected, RevokedCallback onRevoked)
 QFuture<void> QSimbaElection::stop()
 {
     Q_D(QSimbaElection);
-    auto *cd = QSimbaPrivate::get(d->client);
-    if (cd->link->shutDown)
+    if (d->link->shutDown)
         return QtFuture::makeReadyFuture();
-    auto [id, future] = cd->link->newPromise();
+    auto [id, future] = d->link->newPromise();
     const auto name = d->name;
-    {
-        QMutexLocker lock(&cd->link->worksMutex);
-        cd->link->works.remove(name);
-    }
-    cd->link->post(In::StopElection{name, Completion::of(id)});
+    d->link->removeWork(name);
+    d->link->post(In::StopElection{name, Completion::of(id)});
     if (d->started) {
         d->started = false;
         Q_EMIT startedChanged(false);
@@ -100,23 +98,22 @@ QFuture<void> QSimbaElection::stepDown(std::chrono::nanoseconds cooldown)
     if (cooldown.count() < 0)
         throw QSimbaInvalidArgumentError(QStringLiteral("stepDown of \"%1\": the cooldown must not be negative, got %2")
                                              .arg(d->name.toString(), QSimbaDuration::format(cooldown)));
-    auto *cd = QSimbaPrivate::get(d->client);
-    if (cd->link->shutDown)
+    if (d->link->shutDown)
         return QtFuture::makeReadyFuture();
-    auto [id, future] = cd->link->newPromise();
+    auto [id, future] = d->link->newPromise();
     const auto name = d->name;
-    cd->link->post(In::StepDown{name, cooldown, Completion::of(id)});
+    d->link->post(In::StepDown{name, cooldown, Completion::of(id)});
     return future;
 }
 
 std::unique_ptr<QSimbaLeaderTask> QSimbaElection::runWhileLeader(Work work)
 {
-    return QSimbaElectionTasks::start(this, std::move(work), std::nullopt);
+    return std::unique_ptr<QSimbaLeaderTask>(new QSimbaLeaderTask(this, d_func()->startTask(this, std::move(work), std::nullopt)));
 }
 
 std::unique_ptr<QSimbaLeaderTask> QSimbaElection::schedule(const QSimbaSchedule &schedule, Work work)
 {
-    return QSimbaElectionTasks::start(this, std::move(work), schedule);
+    return std::unique_ptr<QSimbaLeaderTask>(new QSimbaLeaderTask(this, d_func()->startTask(this, std::move(work), schedule)));
 }
 
 QString QSimbaElection::statusName(Status status)

@@ -25,7 +25,6 @@ public:
 
 private:
     friend class QSimbaElection;
-    friend struct QSimbaElectionTasks;
     QSimbaLeaderTask(QSimbaElection *election, std::unique_ptr<QSimbaTaskStopper> stopper);
     QSimbaElection *m_election;
     std::unique_ptr<QSimbaTaskStopper> m_stopper;

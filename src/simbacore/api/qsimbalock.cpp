@@ -3,6 +3,7 @@
 
 #include "qsimba_p.h"
 #include "qsimbaerror.h"
+#include "qsimbalockterm_p.h"
 
 #include <QtCore/QFutureWatcher>
 #include <QtCore/QWaitCondition>
@@ -24,18 +25,18 @@ using Answer = QSimbaLink::Answer;
 class QSimbaLockPrivate
 {
 public:
-    QSimba *client = nullptr;
+    QSimba *client = nullptr;            // parents the watchers of async attempts
+    std::shared_ptr<QSimbaLink> linkPtr; // the one way to the engine
     QSimbaLeaseName name;
 
-    QSimbaLink &link() const { return *QSimbaPrivate::get(client)->link; }
-    std::shared_ptr<QSimbaLink> linkPtr() const { return QSimbaPrivate::get(client)->link; }
+    QSimbaLink &link() const { return *linkPtr; }
 
     QSimbaLockTerm makeTerm(const TermPtr &term) const
     {
         auto d = std::make_shared<QSimbaLockTermPrivate>();
         d->term = QSimbaTermPrivate::handle(term);
-        d->link = linkPtr();
-        return QSimbaLockTerm(d);
+        d->link = linkPtr;
+        return QSimbaLockTermPrivate::handle(d);
     }
 
     std::exception_ptr failure(Failure f, std::chrono::nanoseconds timeout) const
@@ -86,6 +87,7 @@ public:
 QSimbaLock::QSimbaLock(QSimba *client, const QSimbaLeaseName &name) : QObject(client), d_ptr(new QSimbaLockPrivate)
 {
     d_ptr->client = client;
+    d_ptr->linkPtr = QSimbaPrivate::get(client)->link;
     d_ptr->name = name;
 }
 
@@ -186,7 +188,7 @@ void QSimbaLockPrivate::watchCancel(const QFuture<T> &future, quint64 id, std::s
     attempt->watcher = watcher;
     attempt->dropper = new QSimbaHandOverReceiver(watcher);
     const auto n = name;
-    auto link = linkPtr();
+    auto link = linkPtr;
     const auto drop = [](Attempt &a) { // with a.mutex held
         if (a.watcher) // possibly from the engine thread
             QSimbaHandOverReceiver::post(a.dropper, [w = std::exchange(a.watcher, nullptr)] { w->deleteLater(); });
@@ -200,7 +202,7 @@ void QSimbaLockPrivate::watchCancel(const QFuture<T> &future, quint64 id, std::s
             drop(*attempt);
         }
         if (won) // released outside the lock: the revocation's continuation takes it too
-            QSimbaLockTerm(won).close();
+            QSimbaLockTermPrivate::handle(won).close();
     });
     // A future cancelled after it completed has its term out of reach: watch it while the
     // term it won lasts.
@@ -257,7 +259,7 @@ QFuture<QSimbaLockTerm> QSimbaLock::acquireAsync(std::chrono::nanoseconds timeou
         QSimbaLockTerm won = d->makeTerm(term);
         {
             QMutexLocker lock(&attempt->mutex);
-            attempt->won = won.d;
+            attempt->won = QSimbaLockTermPrivate::get(won);
         }
         promise->reportAndMoveResult(std::move(won));
         promise->reportFinished();
@@ -296,7 +298,7 @@ QFuture<std::optional<QSimbaLockTerm>> QSimbaLock::tryAcquireAsync()
             QSimbaLockTerm won = d->makeTerm(term);
             {
                 QMutexLocker lock(&attempt->mutex);
-                attempt->won = won.d;
+                attempt->won = QSimbaLockTermPrivate::get(won);
             }
             promise->reportAndMoveResult(std::optional<QSimbaLockTerm>(std::move(won)));
         } else {

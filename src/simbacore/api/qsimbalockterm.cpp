@@ -2,6 +2,7 @@
 #include "qsimbalockterm.h"
 
 #include "qsimba_p.h"
+#include "qsimbalockterm_p.h"
 #include "qsimbalogging_p.h"
 
 /*!

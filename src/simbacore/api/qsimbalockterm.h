@@ -40,8 +40,7 @@ public:
     void close();
 
 private:
-    friend class QSimbaLock;
-    friend class QSimbaLockPrivate;
+    friend class QSimbaLockTermPrivate;
     explicit QSimbaLockTerm(std::shared_ptr<QSimbaLockTermPrivate> d);
     std::shared_ptr<QSimbaLockTermPrivate> d;
 };

@@ -12,6 +12,7 @@
 #include <memory>
 
 class QSimba;
+class QSimbaPartitionGroupPrivate;
 
 class QSIMBACORE_EXPORT QSimbaPartitionGroup : public QObject
 {
@@ -23,8 +24,8 @@ public:
     using Work = std::function<void(const QSimbaTerm &term, int partition)>;
 
     ~QSimbaPartitionGroup() override;
-    QString name() const { return m_name; }
-    int partitions() const { return m_partitions; }
+    QString name() const;
+    int partitions() const;
 
     //! Joins the group and runs \a work once per term of each partition assigned here, on a
     //! thread of its own. Throws QSimbaIllegalStateError when a task already runs.
@@ -34,11 +35,8 @@ public:
 
 private:
     friend class QSimba;
-    friend class QSimbaGroupTask;
     QSimbaPartitionGroup(QSimba *client, const QString &name, int partitions);
     std::unique_ptr<QSimbaGroupTask> start(Work work, std::optional<QSimbaSchedule> schedule);
-    QSimba *m_client;
-    QString m_name;
-    int m_partitions;
-    bool m_running = false;
+    Q_DECLARE_PRIVATE(QSimbaPartitionGroup)
+    std::unique_ptr<QSimbaPartitionGroupPrivate> const d_ptr;
 };

@@ -5,6 +5,7 @@
 #include "qsimbaenginecall_p.h"
 #include "qsimbaengineeffect_p.h"
 #include "qsimbaengineinput_p.h"
+#include "qsimbaenginestate_p.h"
 
 #include "qsimbaconfig.h"
 
@@ -36,9 +37,11 @@
  * The class is one, its definition is spread over files of one concept each:
  *   qsimbaengine.cpp            the router: inputs in, the pump, which call goes out next
  *   qsimbaengineinput.cpp       the inputs as text (describe)
+ *   qsimbaenginestate_p.h       the state as data: Slot, Policy, Waiter, Group, Session, …
  *   qsimbaenginesession.cpp     the session: open, renew, the local deadline, loss
  *   qsimbaenginecandidates.cpp  contending: when each name is tried, batched acquires, hints
- *   qsimbaengineslot.cpp        one name's term: win, loss, the handover, what comes after
+ *   qsimbaengineslot.cpp        one name's term: start, stop, step down, win, loss, what follows
+ *   qsimbaenginehandover.cpp    the handover: revoke, wait for the work, revoked, release
  *   qsimbaenginelocks.cpp       lock waiters and how a term is handed to one
  *   qsimbaenginegroups.cpp      partition groups: join, members, assignment, leave
  *   qsimbaenginedeliveries.cpp  callback streams: deliveries, events, promises
@@ -136,131 +139,17 @@ public:
     bool hasCallInFlight() const { return m_inflight.has_value(); }
 
 private:
-    enum class After { Candidate, Cooldown, Idle };
-    struct Waiter
-    {
-        quint64 id = 0;
-        Nanos deadline{0};
-        Nanos timeout{0};
-        bool tryOnce = false;
-        bool granted = false;   // a term was handed to it; delivery pending
-        bool cancelled = false;
-        bool attempted = false; // an attempt for it was answered: its timeout may end it
-    };
-    /*
-     * What differs between an election, a lock and a partition: what a start asked for
-     * (applied at once when idle, after the handover otherwise), and what follows a term.
-     * Who gets a term differs too: a lock's term goes to its first waiter
-     * (qsimbaenginelocks.cpp), a partition's to the group's leader work.
-     */
-    struct Policy
-    {
-        Kind kind = Kind::Election;
-        bool oneTerm = false;  // a lock: one term per start, then idle
-        bool withWork = false; // every term runs leader work; its handover waits for it
-
-        //! What follows a term that ended asking for \a after: a one-term slot goes idle,
-        //! except a lock that steps down for a cooldown (a rejected delivery).
-        After afterTerm(After after) const
-        {
-            const bool lockCooldown = kind == Kind::Lock && after == After::Cooldown;
-            return oneTerm && !lockCooldown ? After::Idle : after;
-        }
-        //! A lock contends on while an acquire \a waiting (after a cooldown, if any), and
-        //! has no cooldown to sit out when none waits.
-        After whileWaiting(After after, bool waiting) const
-        {
-            if (kind != Kind::Lock)
-                return after;
-            if (waiting && after == After::Idle)
-                return After::Candidate;
-            if (!waiting && after == After::Cooldown)
-                return After::Idle;
-            return after;
-        }
-    };
-    /*
-     * Where a handover is (phase Handover). The order is fixed: (1) the term is revoked and
-     * (2) the leader work may run until it exits or the term's deadline (AwaitingWork),
-     * (3) revoked is queued and (4) the lease is released (Releasing); then `after`.
-     */
-    enum class Handover { None, AwaitingWork, Releasing };
-    //! One lease name of this client: an election, a lock or a partition (its policy).
-    struct Slot
-    {
-        QSimbaLeaseName name;
-        Policy policy;
-        Status phase = Status::Idle;
-        Nanos nextTry{0};
-        Nanos cooldownUntil{0};
-        Nanos backoff{0};
-        bool acquiring = false;        // in an acquire call now
-        bool retryAfterReply = false;  // a Released hint came while its acquire was in flight
-        qint64 lastToken = 0;          // the highest token this client was granted
-        TermPtr term;                  // Leader or Handover
-        QSimbaSessionId termSession;   // the session that won the term
-        bool workRunning = false;      // the term's leader work has not exited yet
-        Handover handover = Handover::None;
-        Reason handoverReason = Reason::Stopped;
-        Nanos handoverDeadline{0};
-        After after = After::Candidate; // what follows the handover
-        Nanos afterCooldown{0};
-        std::optional<Policy> restart; // started again while stopping, as this asks
-        std::vector<quint64> promises; // stop/stepDown/release futures waiting for the handover
-        std::deque<Waiter> waiters;    // Lock: acquires waiting for a term
-        quint64 grantedTo = 0;         // Lock: the direct waiter the current term went to
-        QString group;                 // Group: the group this partition belongs to
-        int partition = -1;
-    };
-    struct Group
-    {
-        QString name;
-        int partitions = 0;
-        bool stopping = false;
-        QSimbaSessionId joined;        // the session that joined
-        QSimbaSessionId joinSent;      // a session a join was sent for (maybe applied): leave it
-        Nanos nextLeave{0};
-        bool leaveRetry = false;       // a leave failed: retried at nextLeave
-        Nanos nextJoin{0};
-        Nanos nextRefresh{0};
-        Nanos backoff{0};
-        bool refreshNow = false;
-        QList<QSimbaSessionId> members;
-        QSet<int> owned;
-        std::vector<quint64> promises;
-    };
-    struct Session
-    {
-        SessionStatus status = SessionStatus::Opening;
-        QSimbaSessionId id;
-        std::shared_ptr<std::atomic<qint64>> deadline; // shared with the terms of this session
-        Nanos nextOpen{0};
-        Nanos nextRenew{0};
-        Nanos backoff{0};
-        Nanos notLiveSince{0};
-        Nanos openedAt{0};
-        Nanos reopenBackoff{0}; // grows while sessions are lost right after opening
-        bool suspendedPublished = false;
-    };
-    struct Inflight
-    {
-        quint64 id;
-        Call call;
-        Nanos sent;
-    };
-    struct PendingRelease
-    {
-        QSimbaSessionId session;
-        QSimbaLeaseName name;
-        qint64 token;
-        Nanos notBefore{0}; // a failed release is retried after a backoff
-    };
-    struct Stream
-    {
-        std::deque<Task> queue;
-        bool running = false;
-        Task current;
-    };
+    // The state, as data (qsimbaenginestate_p.h).
+    using After = State::After;
+    using Waiter = State::Waiter;
+    using Policy = State::Policy;
+    using Handover = State::Handover;
+    using Slot = State::Slot;
+    using Group = State::Group;
+    using Session = State::Session;
+    using Inflight = State::Inflight;
+    using PendingRelease = State::PendingRelease;
+    using Stream = State::Stream;
 
     // The handlers of the inputs, each in the file of its concept (handle() routes).
     void on(Nanos now, const In::Start &in);        // qsimbaengine.cpp
@@ -324,13 +213,15 @@ private:
     void setPhase(Slot &e, Status phase);
     void win(Nanos now, Slot &e, qint64 token);
     void loseTerm(Nanos now, Slot &e, Reason reason);
+    void afterTerm(Nanos now, Slot &e, After fallback, Nanos cooldown);
+    void enterAfter(Nanos now, Slot &e, After after, Nanos cooldown);
+
+    // qsimbaenginehandover.cpp
     void beginHandover(Nanos now, Slot &e, Reason reason, After after, Nanos cooldown = Nanos(0));
     void continueHandover(Nanos now, Slot &e);
     void onReleased(Nanos now, const Inflight &call, const Reply &reply);
     bool sendRelease(Nanos now);
     void finishHandover(Nanos now, Slot &e);
-    void afterTerm(Nanos now, Slot &e, After fallback, Nanos cooldown);
-    void enterAfter(Nanos now, Slot &e, After after, Nanos cooldown);
 
     // qsimbaenginelocks.cpp
     bool lockWaiting(const Slot &e) const;

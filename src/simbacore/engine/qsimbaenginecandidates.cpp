@@ -140,7 +140,7 @@ void Core::onAcquired(Nanos now, const Inflight &call, const Reply &reply)
             continue;
         auto &e = it->second;
         e.backoff = 0ns;
-        if (e.policy.kind == Kind::Lock) {
+        if (e.policy.termsGoToWaiters()) {
             // tryAcquire: one answered attempt, and the lease is held elsewhere.
             for (auto w = e.waiters.begin(); w != e.waiters.end();) {
                 if (w->tryOnce && !w->granted) {

@@ -28,8 +28,7 @@ void Core::on(Nanos now, const In::Delivered &in)
             qCWarning(lcSimbaElection) << "callback executor rejected elected of" << task.name
                                        << "- stepping down for one lease duration";
             auto it = m_slots.find(task.name);
-            // A lock's term is delivered by its lock result, not by elected.
-            if (it != m_slots.end() && it->second.term == task.term && it->second.policy.kind != Kind::Lock) {
+            if (it != m_slots.end() && it->second.term == task.term && it->second.policy.deliveredByElected()) {
                 auto &e = it->second;
                 e.workRunning = false; // its work never starts
                 if (e.phase == Status::Leader)

@@ -142,9 +142,9 @@ void Core::assign(Nanos now, Group &g)
         e.partition = p;
         if (g.owned.contains(p)) {
             if (e.phase == Status::Idle) {
-                startContending(now, e, {Kind::Group, false, true});
+                startContending(now, e, Policy::partition());
             } else if (e.phase == Status::Handover && e.after == After::Idle) {
-                e.restart = Policy{Kind::Group, false, true}; // moved back here while handing over
+                e.restart = Policy::partition(); // moved back here while handing over
             }
         } else {
             // Moved away: hand over (work first, then the lease).

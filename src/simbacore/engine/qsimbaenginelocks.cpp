@@ -21,9 +21,9 @@ void Core::on(Nanos now, const In::AcquireLock &in)
         answerWaiter(e, w, nullptr, Failure::Closed);
         return;
     }
-    const Policy asLock{Kind::Lock, true, false};
+    const Policy asLock = Policy::lock();
     const bool stopping = e.phase == Status::Handover && e.after == After::Idle;
-    if (e.phase != Status::Idle && e.policy.kind != Kind::Lock && !(stopping && (!e.restart || e.restart->kind == Kind::Lock))) {
+    if (e.phase != Status::Idle && e.policy.excludes(asLock) && !(stopping && (!e.restart || !e.restart->excludes(asLock)))) {
         answerWaiter(e, w, nullptr, Failure::Busy);
         return;
     }
@@ -35,7 +35,7 @@ void Core::on(Nanos now, const In::AcquireLock &in)
     addTimer(e, w.deadline);
     if (e.phase == Status::Idle) {
         startContending(now, e, asLock);
-    } else if (e.policy.kind != Kind::Lock) {
+    } else if (e.policy.excludes(asLock)) {
         // An election of this name is stopping: contend as a lock once it handed over.
         e.restart = asLock;
     } else if (tryOnce && e.phase == Status::Candidate && !e.acquiring && e.nextTry > now) {
@@ -140,13 +140,13 @@ void Core::resumeLock(Nanos now, Slot &e, std::deque<Waiter>::iterator w, Nanos 
         return;
     }
     if (e.phase == Status::Idle) {
-        startContending(now, e, {Kind::Lock, true, false});
+        startContending(now, e, Policy::lock());
         if (cooldown > 0ns) {
             e.cooldownUntil = now + cooldown;
             setPhase(e, Status::Cooldown);
             addTimer(e, e.cooldownUntil);
         }
-    } else if (e.policy.kind != Kind::Lock && !(e.restart && e.restart->kind == Kind::Lock)) {
+    } else if (e.policy.excludes(Policy::lock()) && !(e.restart && !e.restart->excludes(Policy::lock()))) {
         answerWaiter(e, *w, nullptr, Failure::Busy); // an election took the name meanwhile
         e.waiters.erase(w);
     }
@@ -155,12 +155,12 @@ void Core::resumeLock(Nanos now, Slot &e, std::deque<Waiter>::iterator w, Nanos 
 
 void Core::dropIdleLock(Slot &e)
 {
-    if (e.policy.kind != Kind::Lock || lockWaiting(e))
+    if (!e.policy.termsGoToWaiters() || lockWaiting(e))
         return;
     if (e.phase == Status::Candidate || e.phase == Status::Cooldown)
         setPhase(e, Status::Idle);
     if (e.phase == Status::Idle && e.waiters.empty())
-        e.policy.kind = Kind::Election;
+        e.policy = Policy(); // the name is free for either use again
 }
 
 void Core::expireWaiters(Nanos now, Slot &e)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// One lease name's slot: started, stopped or stepped down, a term won or lost, and the
-// handover in its fixed order — (1) revoke, (2) wait for the leader work, (3) deliver
-// revoked, (4) release — then what comes after (candidate, cooldown or idle).
+// One lease name's slot: started, stopped or stepped down, a term won or lost, and what
+// comes after a term (candidate, cooldown or idle). The handover between the two is in
+// qsimbaenginehandover.cpp.
 #include "qsimbaengine_p.h"
 
 #include "qsimbalogging_p.h"
@@ -20,7 +20,7 @@ bool Core::on(Nanos now, const In::StartElection &in)
     const Policy wanted{kind, oneTerm, withWork};
     if (e.phase != Status::Idle) {
         const bool stopping = e.phase == Status::Handover && e.after == After::Idle;
-        if (e.policy.kind == Kind::Lock && kind != Kind::Lock && (!stopping || lockWaiting(e)))
+        if (e.policy.excludes(wanted) && (!stopping || lockWaiting(e)))
             return false; // a lock of this client holds or wants the name
         if (stopping) {
             // Contend again once the handover is done, as this start asks (work, kind).
@@ -106,7 +106,7 @@ void Core::on(Nanos now, const In::WorkFinished &in)
 {
     const auto &[term, outcome, error, exited] = in;
     auto it = m_slots.find(term->name);
-    const Kind kind = it != m_slots.end() ? it->second.policy.kind : Kind::Election;
+    const Kind kind = (it != m_slots.end() ? it->second.policy : Policy()).kind;
     publish(QSimbaEvent::workCompleted(term->session, QSimbaTermPrivate::handle(term), kind, outcome, error));
     if (exited)
         on(now, In::WorkExited{term->name, term->token});
@@ -178,7 +178,7 @@ void Core::win(Nanos now, Slot &e, qint64 token)
     t.partition = e.partition;
     enqueue(e.name.toString(), t);
     publish(QSimbaEvent::elected(m_session.id, QSimbaTermPrivate::handle(e.term), e.policy.kind));
-    if (e.policy.kind == Kind::Lock)
+    if (e.policy.termsGoToWaiters())
         grantWaiter(now, e);
 }
 
@@ -200,75 +200,6 @@ void Core::loseTerm(Nanos now, Slot &e, Reason reason)
     afterTerm(now, e, After::Candidate, 0ns);
 }
 
-void Core::beginHandover(Nanos now, Slot &e, Reason reason, After after, Nanos cooldown)
-{
-    // Handover order: (1) revoke, (2) wait for the work, (3) deliver revoked, (4) release.
-    e.term->revoke(reason);
-    e.handoverReason = reason;
-    e.handoverDeadline = e.term->deadline();
-    addTimer(e, e.handoverDeadline);
-    // Work whose elected is still queued (say, to an owner thread blocked in close()) never
-    // starts: the handover need not wait for it.
-    if (e.workRunning && e.term->skipWork())
-        e.workRunning = false;
-    e.handover = Handover::AwaitingWork;
-    e.after = after;
-    e.afterCooldown = cooldown;
-    setPhase(e, Status::Handover);
-    continueHandover(now, e);
-}
-
-void Core::continueHandover(Nanos now, Slot &e)
-{
-    if (e.handover != Handover::AwaitingWork || (e.workRunning && now < e.handoverDeadline))
-        return;
-    e.handover = Handover::Releasing; // (3) now, then (4)
-    Task t;
-    t.type = Task::Type::Revoked;
-    t.name = e.name;
-    t.term = e.term;
-    t.reason = e.handoverReason;
-    enqueue(e.name.toString(), t);
-    publish(QSimbaEvent::revoked(e.termSession, QSimbaTermPrivate::handle(e.term), e.policy.kind, e.handoverReason));
-    const bool sessionAlive = e.termSession == m_session.id
-                              && (m_session.status == SessionStatus::Live || m_session.status == SessionStatus::Suspended);
-    if (sessionAlive)
-        m_releases.push_back({e.termSession, e.name, e.term->token});
-    else
-        finishHandover(now, e); // the lease ended with its session: nothing to release
-}
-
-void Core::onReleased(Nanos now, const Inflight &call, const Reply &reply)
-{
-    const auto &sent = std::get<Release>(call.call);
-    if (reply.error == Reply::Error::Failed && sent.session == m_session.id
-        && (m_session.status == SessionStatus::Live || m_session.status == SessionStatus::Suspended)) {
-        // Retried until it succeeds or the session ends: the handover is not over before.
-        qCInfo(lcSimbaElection) << "release failed, retrying:" << reply.message;
-        m_releaseBackoff = backoffStep(m_releaseBackoff);
-        for (auto l = sent.leases.cbegin(); l != sent.leases.cend(); ++l)
-            m_releases.push_back({sent.session, l.key(), l.value(), now + m_releaseBackoff});
-        return;
-    }
-    m_releaseBackoff = 0ns;
-    for (auto l = sent.leases.cbegin(); l != sent.leases.cend(); ++l) {
-        auto it = m_slots.find(l.key());
-        if (it == m_slots.end())
-            continue;
-        auto &e = it->second;
-        if (e.phase == Status::Handover && e.handover == Handover::Releasing && e.term && e.term->token == l.value())
-            finishHandover(now, e);
-    }
-}
-
-void Core::finishHandover(Nanos now, Slot &e)
-{
-    e.term.reset();
-    e.handover = Handover::None;
-    e.workRunning = false;
-    afterTerm(now, e, e.after, e.afterCooldown);
-}
-
 void Core::afterTerm(Nanos now, Slot &e, After after, Nanos cooldown)
 {
     after = m_closing ? After::Idle : e.policy.afterTerm(after);
@@ -277,7 +208,7 @@ void Core::afterTerm(Nanos now, Slot &e, After after, Nanos cooldown)
         // Started again while stopping: contend as the new start asked.
         const Policy as = *std::exchange(e.restart, std::nullopt);
         after = After::Candidate;
-        if (e.policy.kind == Kind::Lock && as.kind != Kind::Lock)
+        if (e.policy.termsGoToWaiters() && !as.termsGoToWaiters()) // an election takes the name
             for (const auto &w : std::exchange(e.waiters, {}))
                 if (!w.granted)
                     answerWaiter(e, w, nullptr, Failure::Busy);
@@ -300,8 +231,8 @@ void Core::enterAfter(Nanos now, Slot &e, After after, Nanos cooldown)
     switch (after) {
     case After::Idle:
         setPhase(e, Status::Idle);
-        if (e.policy.kind == Kind::Lock && e.waiters.empty())
-            e.policy.kind = Kind::Election; // the name is free for either use again
+        if (e.policy.termsGoToWaiters() && e.waiters.empty())
+            e.policy = Policy(); // the name is free for either use again
         break;
     case After::Cooldown:
         e.cooldownUntil = now + cooldown;
@@ -315,27 +246,6 @@ void Core::enterAfter(Nanos now, Slot &e, After after, Nanos cooldown)
     }
     e.after = After::Candidate;
     e.afterCooldown = 0ns;
-}
-
-bool Core::sendRelease(Nanos now)
-{
-    // Handover step (4): the leases of one session that are due, in one call.
-    const auto due = std::find_if(m_releases.cbegin(), m_releases.cend(),
-                                  [&](const PendingRelease &r) { return r.notBefore <= now; });
-    if (due == m_releases.cend())
-        return false;
-    const QSimbaSessionId session = due->session;
-    QHash<QSimbaLeaseName, qint64> leases;
-    for (auto it = m_releases.begin(); it != m_releases.end();) {
-        if (it->session == session && it->notBefore <= now && leases.size() < Backend::MaxBatch) {
-            leases.insert(it->name, it->token);
-            it = m_releases.erase(it);
-        } else {
-            ++it;
-        }
-    }
-    send(now, Release{session, leases});
-    return true;
 }
 
 } // namespace QSimbaEngine

@@ -15,28 +15,15 @@
 #include <atomic>
 #include <memory>
 
-class QSimbaElectionPrivate
-{
-public:
-    //! The private part of \a election, for the client's own classes (Qt's get() idiom).
-    static QSimbaElectionPrivate *get(QSimbaElection *election) { return election->d_func(); }
-
-    QSimba *client = nullptr;
-    QSimbaLeaseName name;
-    std::atomic<bool> started{false}; // owner thread's view, for start()'s check (close() may clear it)
-
-    // Written by callback tasks (possibly on a dedicated thread), read on the owner thread.
-    mutable QMutex mutex;
-    QSimbaElection::Status status = QSimbaElection::Status::Idle;
-    QSimbaTerm term;
-    QSimbaElection::ElectedCallback onElected;
-    QSimbaElection::RevokedCallback onRevoked;
-};
-
 /*
- * What the handles of a client (lock terms, leader and group tasks, work threads) reach:
- * the runtime and the promises it completes. Shared, so a handle that outlives its client
- * finds it shut down instead of dangling. Thread-safe.
+ * The one narrow link between the façade objects and the engine: every QSimbaElection,
+ * QSimbaLock, QSimbaPartitionGroup, lock term, leader or group task and work thread holds
+ * it (a shared_ptr handed over at construction) and reaches the engine only through it:
+ * post an input (QSimbaEngine::In::…), register a completion (add, newPromise) that the
+ * engine's Resolve or Complete answers, and register the leader work a term runs when it
+ * is delivered (setWork). No façade object reaches into another's private part. Shared,
+ * so a handle that outlives its client finds it shut down instead of dangling.
+ * Thread-safe.
  */
 class QSimbaLink : public std::enable_shared_from_this<QSimbaLink>
 {
@@ -51,6 +38,11 @@ public:
     QSimbaConfig config;
     std::shared_ptr<QSimbaTicker> ticker;
     std::atomic<bool> shutDown{false};
+    //! close() was called: nothing new may start (ensureOpen()).
+    std::atomic<bool> closing{false};
+
+    //! Throws QSimbaIllegalStateError naming \a what once the client is closed.
+    void ensureOpen(const char *what) const;
 
     //! Registers \a completer; a \a direct promise is completed on the engine thread itself.
     quint64 add(Completer completer, bool direct);
@@ -60,9 +52,7 @@ public:
     QSimbaEngine::Taken complete(quint64 id, const QSimbaEngine::TermPtr &term, QSimbaEngine::Failure failure);
     //! Forgets \a id; false when its completer already ran (or runs now).
     bool cancel(quint64 id);
-    //! Feeds the engine; a no-op once shut down.
-    void post(QSimbaRuntime::Input input);
-    //! Feeds \a input to Core::handle() on the engine thread; a no-op once shut down.
+    //! Feeds \a input to Core::handle() (QSimbaRuntime::post); a no-op once shut down.
     void post(QSimbaEngine::Input input);
     //! Starts contending for \a name as an election; throws when a lock of this client
     //! holds or waits for it.
@@ -85,34 +75,24 @@ public:
     void startWork(const QSimbaEngine::TermPtr &term, Work work, std::optional<QSimbaSchedule> schedule);
     void waitForWork(std::chrono::milliseconds timeout);
 
-    QMutex worksMutex;
-    QHash<QSimbaLeaseName, std::pair<Work, std::optional<QSimbaSchedule>>> works;
-    QHash<QString, std::pair<PartitionWork, std::optional<QSimbaSchedule>>> groupWorks;
+    //! The leader work of election \a name (the engine carries only "with work"); looked
+    //! up when its elected is delivered.
+    void setWork(const QSimbaLeaseName &name, Work work, std::optional<QSimbaSchedule> schedule);
+    void removeWork(const QSimbaLeaseName &name);
+    //! The work of every partition of \a group.
+    void setGroupWork(const QString &group, PartitionWork work, std::optional<QSimbaSchedule> schedule);
+    void removeGroupWork(const QString &group);
+    //! The work registered for the term \a task delivers (an elected with work), if any.
+    std::optional<std::pair<Work, std::optional<QSimbaSchedule>>> workFor(const QSimbaEngine::Task &task);
 
 private:
     QMutex m_mutex;
     QHash<quint64, Completer> m_completers;
     quint64 m_next = 1;
+    QMutex m_worksMutex;
+    QHash<QSimbaLeaseName, std::pair<Work, std::optional<QSimbaSchedule>>> m_works;
+    QHash<QString, std::pair<PartitionWork, std::optional<QSimbaSchedule>>> m_groupWorks;
     QList<std::shared_ptr<QThread>> m_threads;
-};
-
-class QSimbaLeaderTask;
-//! Starts leader tasks of an election (runWhileLeader, schedule).
-struct QSimbaElectionTasks
-{
-    static std::unique_ptr<QSimbaLeaderTask> start(QSimbaElection *election, QSimbaLink::Work work,
-                                                   std::optional<QSimbaSchedule> schedule);
-};
-
-class QSimbaLockTermPrivate
-{
-public:
-    QSimbaTerm term;
-    std::weak_ptr<QSimbaLink> link;
-    QMutex mutex;
-    bool releasing = false;
-    QFuture<void> released;       // completes on the callback executor
-    QFuture<void> releasedDirect; // completes on the engine thread (for close())
 };
 
 class QSimbaPrivate
@@ -148,8 +128,8 @@ public:
     QMutex electionsMutex;                               // for lookups from callback threads
 
     // close() may come from leader work or a callback thread while the owner thread
-    // destroys the client: the flag is atomic and the futures are set under closeMutex.
-    std::atomic<bool> closing{false};
+    // destroys the client: the flag (link->closing) is atomic and the futures are set under
+    // closeMutex.
     mutable QMutex closeMutex;
     QFuture<void> closeFuture;
     QFuture<void> closedFuture;

@@ -120,7 +120,7 @@ void QSimbaLink::startWork(const TermPtr &term, Work work, std::optional<QSimbaS
     thread->setObjectName(QStringLiteral("simba-work:") + term->name.toString());
     std::weak_ptr<QThread> weakThread = thread;
     {
-        QMutexLocker lock(&worksMutex);
+        QMutexLocker lock(&m_worksMutex);
         m_threads.removeIf([](const std::shared_ptr<QThread> &t) { return t->isFinished(); });
         m_threads.append(thread);
     }
@@ -142,7 +142,7 @@ void QSimbaLink::waitForWork(std::chrono::milliseconds timeout)
 {
     QList<std::shared_ptr<QThread>> threads;
     {
-        QMutexLocker lock(&worksMutex);
+        QMutexLocker lock(&m_worksMutex);
         threads.swap(m_threads);
     }
     QDeadlineTimer deadline(timeout);
@@ -158,4 +158,45 @@ void QSimbaLink::waitForWork(std::chrono::milliseconds timeout)
             abandoned.append(t);
         }
     }
+}
+
+void QSimbaLink::setWork(const QSimbaLeaseName &name, Work work, std::optional<QSimbaSchedule> schedule)
+{
+    QMutexLocker lock(&m_worksMutex);
+    m_works.insert(name, {std::move(work), std::move(schedule)});
+}
+
+void QSimbaLink::removeWork(const QSimbaLeaseName &name)
+{
+    QMutexLocker lock(&m_worksMutex);
+    m_works.remove(name);
+}
+
+void QSimbaLink::setGroupWork(const QString &group, PartitionWork work, std::optional<QSimbaSchedule> schedule)
+{
+    QMutexLocker lock(&m_worksMutex);
+    m_groupWorks.insert(group, {std::move(work), std::move(schedule)});
+}
+
+void QSimbaLink::removeGroupWork(const QString &group)
+{
+    QMutexLocker lock(&m_worksMutex);
+    m_groupWorks.remove(group);
+}
+
+std::optional<std::pair<QSimbaLink::Work, std::optional<QSimbaSchedule>>> QSimbaLink::workFor(const Task &task)
+{
+    QMutexLocker lock(&m_worksMutex);
+    if (!task.group.isEmpty()) {
+        auto it = m_groupWorks.find(task.group);
+        if (it == m_groupWorks.end())
+            return std::nullopt;
+        const int partition = task.partition;
+        auto fn = it->first;
+        return std::pair<Work, std::optional<QSimbaSchedule>>([fn, partition](const QSimbaTerm &term) { fn(term, partition); },
+                                                              it->second);
+    }
+    if (auto it = m_works.find(task.name); it != m_works.end())
+        return *it;
+    return std::nullopt;
 }

@@ -23,7 +23,7 @@ QSimbaRuntime::QSimbaRuntime(Options options, std::unique_ptr<QSimbaLeaseBackend
             Locker lock(m_mutex);
             m_armedAt = Core::Never;
         }
-        post([](Core &core, Nanos now) { core.tick(now); });
+        post(In::Tick{});
     });
     moveToThread(&m_engineThread);
 }
@@ -41,10 +41,10 @@ void QSimbaRuntime::start()
     QSimbaHandOverReceiver::startThread(m_engineThread);
     QSimbaHandOverReceiver::post(m_backendContext, [this] {
         m_subscription = m_backend->subscribe([this](const QSimbaLeaseBackend::Hint &hint) {
-            post([hint](Core &core, Nanos now) { core.hint(now, hint); });
+            post(In::Hint{hint});
         });
     });
-    post([](Core &core, Nanos now) { core.start(now); });
+    post(In::Start{});
 }
 
 bool QSimbaRuntime::isEngineThread() const
@@ -62,22 +62,35 @@ void QSimbaRuntime::post(Input input)
             m_pending.push_back(std::move(input)); // taken by this thread's apply() loop
             return;
         }
-        input(m_core, now());
+        feed(input);
         apply();
     }
     afterInput();
 }
 
-void QSimbaRuntime::runBlocking(const std::function<void(Core &, Nanos)> &fn)
+bool QSimbaRuntime::handleNow(const Input &input)
 {
+    bool handled = true;
     {
         Locker lock(m_mutex);
-        fn(m_core, now());
+        handled = feed(input);
         if (m_applyingThread.load() == QThread::currentThreadId())
-            return; // the outer apply() takes the effects
+            return handled; // the outer apply() takes the effects
         apply();
     }
     afterInput();
+    return handled;
+}
+
+void QSimbaRuntime::query(const Query &fn) const
+{
+    Locker lock(m_mutex);
+    fn(m_core, now());
+}
+
+bool QSimbaRuntime::feed(const Input &input)
+{
+    return m_core.handle(now(), input);
 }
 
 void QSimbaRuntime::afterInput()
@@ -96,7 +109,7 @@ void QSimbaRuntime::apply()
                 break;
             const Input input = std::move(m_pending.front());
             m_pending.pop_front();
-            input(m_core, now());
+            feed(input);
             continue;
         }
         for (auto &effect : effects) {
@@ -110,14 +123,14 @@ void QSimbaRuntime::apply()
                     const Reply reply = execute(*m_backend, call);
                     if (reply.error != Reply::Error::None)
                         qCDebug(lcSimbaEngine) << describe(call) << "failed:" << reply.message;
-                    post([id, reply](Core &core, Nanos now) { core.backendReplied(now, id, reply); });
+                    post(In::BackendReplied{id, reply});
                 });
                 break;
             case Effect::Type::RunTask: {
                 const QString stream = effect.stream;
                 auto task = [this, stream, t = std::move(effect.task)] {
                     const Taken taken = m_hooks.perform(t);
-                    post([stream, taken](Core &core, Nanos now) { core.taskFinished(now, stream, false, taken); });
+                    post(In::Delivered{stream, /*rejected=*/false, taken});
                 };
                 // The executor is called on the engine thread only, in the order of the
                 // tasks (a Direct executor runs them there, as before).
@@ -184,7 +197,7 @@ void QSimbaRuntime::runTasks()
             m_tasks.pop_front();
         }
         if (!m_hooks.executor(std::move(next.second)))
-            post([stream = next.first](Core &core, Nanos now) { core.taskFinished(now, stream, true); });
+            post(In::Delivered{next.first, /*rejected=*/true});
     }
     m_runningTasks = false;
 }

@@ -18,7 +18,9 @@
 /*
  * The thin QThread adapter around the engine core. The core is a monitor: whichever thread
  * has an input for it (a caller's acquire or release, the backend thread's reply, a hint)
- * feeds it under the runtime's mutex and carries out its effects at once — backend calls
+ * feeds it, as a typed QSimbaEngine::Input through Core::handle() (so the input trace of
+ * Options::onInput records every one of them: the runtime's own — Start, Tick,
+ * BackendReplied, Hint, Delivered — and the façade's), under the runtime's mutex and carries out its effects at once — backend calls
  * go to the "simba-backend" thread, promises are resolved, callback tasks go to the
  * "simba-engine" thread, which hands them to the callback executor in order and owns the
  * one timer for the core's next wake-up. So a lock's acquire costs two thread hops (to the
@@ -34,7 +36,8 @@ class QSimbaRuntime : public QSimbaHandOverReceiver
     Q_OBJECT
 public:
     using Executor = std::function<bool(std::function<void()>)>;
-    using Input = std::function<void(QSimbaEngine::Core &, QSimbaEngine::Nanos now)>;
+    using Input = QSimbaEngine::Input;
+    using Query = std::function<void(const QSimbaEngine::Core &, QSimbaEngine::Nanos now)>;
 
     struct Hooks
     {
@@ -50,11 +53,14 @@ public:
 
     //! Starts both threads and opens the session. Owner thread.
     void start();
-    //! Feeds \a input to the core, on this thread (queued behind the effects this thread is
-    //! carrying out, if any). Any thread; a no-op after shutdown().
+    //! Feeds \a input to Core::handle(), on this thread (queued behind the effects this
+    //! thread is carrying out, if any). Any thread; a no-op after shutdown().
     void post(Input input);
-    //! Runs \a fn on the core and carries out its effects, on this thread. Any thread.
-    void runBlocking(const std::function<void(QSimbaEngine::Core &, QSimbaEngine::Nanos)> &fn);
+    //! Feeds \a input to Core::handle() at once, on this thread, and carries out its
+    //! effects; returns what handle() returned (false: refused). Any thread.
+    bool handleNow(const Input &input);
+    //! Reads the core (snapshot, a group's partitions): changes nothing. Any thread.
+    void query(const Query &fn) const;
     //! Drops the subscription and the backend on the backend thread, stops both threads.
     //! Owner thread; after the core closed.
     void shutdown();
@@ -73,6 +79,8 @@ private:
     void runTasks();
     //! After an input: runs the tasks when on the engine thread. m_mutex not held.
     void afterInput();
+    //! Core::handle() at the runtime's time; m_mutex held.
+    bool feed(const Input &input);
 
     std::shared_ptr<QSimbaTicker> m_ticker;
     QSimbaEngine::Core m_core;                                // guarded by m_mutex

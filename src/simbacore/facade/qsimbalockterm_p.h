@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// Private header: not installed, not part of the API.
+#pragma once
+
+#include "qsimbalockterm.h"
+
+#include <QtCore/QFuture>
+#include <QtCore/QMutex>
+
+#include <memory>
+
+class QSimbaLink;
+
+class QSimbaLockTermPrivate
+{
+public:
+    //! The public handle of \a d (QSimbaLockTerm's constructor from its private part is
+    //! private), as QSimbaTermPrivate::handle() does for terms.
+    static QSimbaLockTerm handle(std::shared_ptr<QSimbaLockTermPrivate> d) { return QSimbaLockTerm(std::move(d)); }
+    //! The private part behind \a term (null for an empty one).
+    static std::shared_ptr<QSimbaLockTermPrivate> get(const QSimbaLockTerm &term) { return term.d; }
+
+    QSimbaTerm term;
+    std::weak_ptr<QSimbaLink> link;
+    QMutex mutex;
+    bool releasing = false;
+    QFuture<void> released;       // completes on the callback executor
+    QFuture<void> releasedDirect; // completes on the engine thread (for close())
+};
