@@ -107,13 +107,22 @@ endfunction()
 # standard headers they share (plus the given ones). Off with -DQSIMBA_PCH=OFF, which also
 # shows a source that forgot one of these includes.
 option(QSIMBA_PCH "Precompile the Qt headers each library and program shares" ON)
+# -DQSIMBA_UNITY_BUILD=ON (the test command's builds) compiles instead the sources of each
+# folder of a library or program as one unity source (qsimba_unity_build): the shared headers
+# are parsed, and the inline Qt code they instantiate compiled, once per folder rather than
+# once per source, so a precompiled header no longer pays for itself.
+option(QSIMBA_UNITY_BUILD "Compile the sources of each folder of a library or program as one" OFF)
 function(qsimba_precompile target)
-    if(NOT QSIMBA_PCH)
-        return()
-    endif()
     get_target_property(sources ${target} SOURCES)
     list(FILTER sources INCLUDE REGEX "\\.cpp$")
     list(LENGTH sources count)
+    if(QSIMBA_UNITY_BUILD AND count GREATER 1)
+        qsimba_unity_build(${target})
+        return()
+    endif()
+    if(NOT QSIMBA_PCH)
+        return()
+    endif()
     if(count LESS 4) # a precompiled header costs about as much as compiling 3 sources
         return()
     endif()
@@ -121,4 +130,40 @@ function(qsimba_precompile target)
         <chrono> <functional> <memory> <optional>
         <QtCore/QDebug> <QtCore/QFuture> <QtCore/QHash> <QtCore/QList> <QtCore/QMutex>
         <QtCore/QObject> <QtCore/QString> <QtCore/QThread> <QtCore/QTimer> ${ARGN})
+endfunction()
+
+# qsimba_unity_build(<target>)
+# CMake's unity build, one unity source per folder of the target's sources: a folder holds the
+# sources of one layer (engine/, values/, …), which share their headers and were written
+# together, so a file-scope name of one (a using-directive, a helper in an anonymous
+# namespace) meets only its neighbours. Off unless QSIMBA_UNITY_BUILD (a unity build hides a
+# source's missing include): the test command turns it on, plain builds keep one object per
+# source. A source that defines a file-scope name one of its neighbours defines too is compiled
+# apart: it is named in QSIMBA_UNITY_APART, with the name.
+set(QSIMBA_UNITY_APART
+    qsimbasnapshot.cpp # static toMs(), as in qsimbaconfig.cpp
+)
+function(qsimba_unity_build target)
+    if(NOT QSIMBA_UNITY_BUILD)
+        return()
+    endif()
+    get_target_property(sources ${target} SOURCES)
+    get_target_property(top ${target} SOURCE_DIR)
+    list(FILTER sources INCLUDE REGEX "\\.cpp$")
+    foreach(source IN LISTS sources)
+        get_filename_component(path "${source}" ABSOLUTE BASE_DIR "${top}")
+        file(RELATIVE_PATH relative "${top}" "${path}")
+        if(relative MATCHES "^\\.\\./") # generated (moc, rcc, QML type registration): apart
+            continue()
+        endif()
+        get_filename_component(name "${relative}" NAME)
+        if(name IN_LIST QSIMBA_UNITY_APART)
+            set_source_files_properties(${path} TARGET_DIRECTORY ${target} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+            continue()
+        endif()
+        get_filename_component(folder "${relative}" DIRECTORY)
+        string(MAKE_C_IDENTIFIER "${folder}" group)
+        set_source_files_properties(${path} TARGET_DIRECTORY ${target} PROPERTIES UNITY_GROUP "_${group}")
+    endforeach()
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
 endfunction()
