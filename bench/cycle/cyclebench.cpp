@@ -4,7 +4,9 @@
 // raw client's round trips measured in the same run: hiredis PING and SET, zookeeper
 // `exists` and `set`. Rounds alternate (one cycle, one of each raw call), so a busy machine
 // weighs on all of them alike. Prints median and p99 of the cycle, of acquire and of
-// release, the backend calls per cycle, and the ratios to the raw round trips.
+// release, the backend calls per cycle, and the ratios to the raw round trips; on Redis also
+// the server's own time for the acquire and release scripts (its SLOWLOG, over up to 500
+// more cycles after the timed ones).
 //
 // The memory backend's cycle is the engine and its thread hops alone (no I/O).
 // With --handoff N: a second client of the same backend blocks in acquire() on a thread
@@ -78,6 +80,9 @@ struct Target
     QString name;
     std::function<std::unique_ptr<QSimbaLeaseBackend>()> make;
     QList<Raw> raws;
+    //! Optional: called before and after up to 500 more cycles, after the timed ones (to
+    //! print what the server spent on them).
+    std::function<void(bool before)> serverTime = {};
 };
 
 std::unique_ptr<QSimba> client(std::unique_ptr<QSimbaLeaseBackend> backend)
@@ -91,6 +96,43 @@ std::unique_ptr<QSimba> client(std::unique_ptr<QSimbaLeaseBackend> backend)
 qint64 calls(const QSimba &simba, QSimbaBackendMetrics::Call call)
 {
     return qint64(simba.backendMetrics()->stats(call).count);
+}
+
+/*!
+    The server's own time for the lock cycle's scripts, from its SLOWLOG (every command logged
+    with its execution time, without the network and the client; the commands a script runs
+    are logged too, about 20 entries per cycle): reset \a before more cycles, printed after
+    them. The lock's scripts are told apart by their arguments
+    (EVALSHA sha 1 epoch prefix maxLease session, then the name for acquire, the name and the
+    token for release).
+*/
+void redisScriptTimes(redisContext *raw, const std::function<bool(const char *)> &command, int cycles, bool before)
+{
+    if (before) {
+        command("CONFIG SET slowlog-log-slower-than 0");
+        const QByteArray length = "CONFIG SET slowlog-max-len " + QByteArray::number(30 * cycles + 1000);
+        command(length.constData());
+        command("SLOWLOG RESET");
+        return;
+    }
+    auto *reply = static_cast<redisReply *>(redisCommand(raw, "SLOWLOG GET -1"));
+    Stats acquire, release;
+    for (size_t i = 0; reply && reply->type == REDIS_REPLY_ARRAY && i < reply->elements; ++i) {
+        const redisReply *entry = reply->element[i];
+        if (entry->type != REDIS_REPLY_ARRAY || entry->elements < 4 || entry->element[3]->type != REDIS_REPLY_ARRAY)
+            continue;
+        const redisReply *args = entry->element[3];
+        const auto arg = [args](size_t k) { return QByteArray(args->element[k]->str, qsizetype(args->element[k]->len)); };
+        if (args->elements < 8 || arg(0).toUpper() != "EVALSHA" || arg(7) != "bench.cycle")
+            continue;
+        (args->elements == 8 ? acquire : release).us.append(double(entry->element[2]->integer));
+    }
+    freeReplyObject(reply);
+    command("CONFIG SET slowlog-log-slower-than 10000");
+    std::printf("  server time (SLOWLOG), median / p99 us: acquire script %.0f / %.0f (n=%lld), release script "
+                "%.0f / %.0f (n=%lld)\n",
+                acquire.at(0.5), acquire.at(0.99), qint64(acquire.us.size()), release.at(0.5), release.at(0.99),
+                qint64(release.us.size()));
 }
 
 int runTarget(const Target &target, int cycles, int handoffs, int contenders)
@@ -156,6 +198,13 @@ int runTarget(const Target &target, int cycles, int handoffs, int contenders)
     row("release", release);
     for (qsizetype r = 0; r < raws.size(); ++r)
         row(qPrintable(QStringLiteral("raw %1").arg(target.raws[r].name)), raws[r]);
+    if (target.serverTime) {
+        // Apart from the timed cycles: logging every command costs the server time too.
+        target.serverTime(true);
+        for (int i = 0; i < std::min(cycles, 500); ++i)
+            lock->acquire(5s).close();
+        target.serverTime(false);
+    }
 
     if (handoffs > 0) {
         // The waiter: a second client, blocked in acquire() on its own thread.
@@ -302,7 +351,8 @@ int main(int argc, char **argv)
                 url.setQuery(QStringLiteral("maxLease=10s")); // the guard's wait: 10 s, once
                 rc |= runTarget({which, [url] { return QSimbaRedisLeaseBackend::fromUrl(url); },
                                  {{QStringLiteral("PING"), [command] { return command("PING"); }},
-                                  {QStringLiteral("SET"), [command] { return command("SET bench:raw x"); }}}},
+                                  {QStringLiteral("SET"), [command] { return command("SET bench:raw x"); }}},
+                                 [raw, command, cycles](bool before) { redisScriptTimes(raw, command, cycles, before); }},
                                 cycles, handoffs, contenders);
                 redisFree(raw);
             } else if (which == u"zookeeper") {

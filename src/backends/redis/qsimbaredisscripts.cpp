@@ -52,27 +52,41 @@ local function sweep(limit)
   local ids = redis.call('ZRANGEBYSCORE', P .. 'sessions', '-inf', fmt(now), 'LIMIT', 0, limit)
   for _, id in ipairs(ids) do endSession(id) end
 end
--- The commands that replace or drop data within a server run (DEBUG for DEBUG RELOAD).
-local replacing = {'flushall', 'flushdb', 'swapdb', 'debug', 'restore', 'restore-asking', 'replicaof', 'slaveof'}
+-- The commands that replace or drop data within a server run (DEBUG for DEBUG RELOAD), as
+-- the keys of their call counts in INFO commandstats (literals: no string built per call).
+local replacing = {'\r\ncmdstat_flushall:calls=', '\r\ncmdstat_flushdb:calls=', '\r\ncmdstat_swapdb:calls=',
+  '\r\ncmdstat_debug:calls=', '\r\ncmdstat_restore:calls=', '\r\ncmdstat_restore-asking:calls=',
+  '\r\ncmdstat_replicaof:calls=', '\r\ncmdstat_slaveof:calls='}
 -- The server's identity for the guard: its run id, how often this run replaced data (from
 -- INFO commandstats), and whether its statistics were reset (which hides that count). A
 -- change means leases may have been lost or restored from older data.
--- The text after `key` in an INFO answer that matches `pattern`, found with a plain search
--- (an unanchored Lua pattern scans the whole answer: it cost more than the rest of acquire).
+-- The text after `key` in an INFO answer that matches `pattern` (anchored: '^…'), found with
+-- a plain search (an unanchored Lua pattern scans the whole answer: it cost more than the
+-- rest of acquire). Every key starts with the line break before its line ('\r\n', as INFO
+-- ends each line): it matches whole field names only, and the search stops once per line
+-- rather than at every 'c' of 'cmdstat_…,calls=…,usec=…' (half the guard's time before).
 local function field(info, key, pattern)
   local _, e = string.find(info, key, 1, true)
   if not e then return nil end
-  return string.match(info, '^' .. pattern, e + 1)
+  return string.match(info, pattern, e + 1)
 end
-local function serverRun(server)
-  local stats = redis.call('INFO', 'commandstats')
+-- INFO server and commandstats: one call where the server takes several sections (Redis 7
+-- and later: its text is both sections', each field found in its own), else two.
+local function serverInfo()
+  if redis.REDIS_VERSION_NUM then
+    local both = redis.call('INFO', 'server', 'commandstats')
+    return both, both
+  end
+  return redis.call('INFO', 'server'), redis.call('INFO', 'commandstats')
+end
+local function serverRun(server, stats)
   local replaced = 0
-  for _, c in ipairs(replacing) do
-    local calls = field(stats, 'cmdstat_' .. c .. ':calls=', '%d+')
+  for _, key in ipairs(replacing) do
+    local calls = field(stats, key, '^%d+')
     if calls then replaced = replaced + tonumber(calls) end
   end
-  local run = (field(server, 'run_id:', '%x+') or '') .. ':' .. replaced
-  local reset = field(stats, 'cmdstat_config|resetstat:calls=', '%d+')
+  local run = (field(server, '\r\nrun_id:', '^%x+') or '') .. ':' .. replaced
+  local reset = field(stats, '\r\ncmdstat_config|resetstat:calls=', '^%d+')
   if reset then run = run .. ':r' .. reset end
   return run, replaced == 0 and not reset
 end
@@ -80,10 +94,10 @@ end
 -- evicted key, and a primary that was never a promoted replica.
 local function intact(unreplaced)
   if not unreplaced then return false end
-  if tonumber(field(redis.call('INFO', 'stats'), 'evicted_keys:', '%d+') or '1') ~= 0 then return false end
+  if tonumber(field(redis.call('INFO', 'stats'), '\r\nevicted_keys:', '^%d+') or '1') ~= 0 then return false end
   local rep = redis.call('INFO', 'replication')
-  return string.find(rep, 'role:master', 1, true) ~= nil
-    and field(rep, 'master_replid2:', '%x+') == string.rep('0', 40)
+  return string.find(rep, '\r\nrole:master\r\n', 1, true) ~= nil
+    and field(rep, '\r\nmaster_replid2:', '^%x+') == string.rep('0', 40)
 end
 -- The recovery guard: the time before which no lease is granted, the server's run and why.
 -- A prefix whose epoch is from another server run (restart, failover: 'restart'), or from
@@ -95,8 +109,8 @@ end
 -- maxLease ago, once it has run maxLease). Otherwise wait
 -- maxLease ('lost').
 local function grantableFrom()
-  local server = redis.call('INFO', 'server')
-  local run, unreplaced = serverRun(server)
+  local server, stats = serverInfo()
+  local run, unreplaced = serverRun(server, stats)
   local e = redis.call('HMGET', KEYS[1], 'run', 'quiet', 'why', 'maxLease')
   if e[1] == run then
     if tonumber(e[4] or '0') < maxLease then redis.call('HSET', KEYS[1], 'maxLease', fmt(maxLease)) end
@@ -113,7 +127,7 @@ local function grantableFrom()
       -- uptime_in_seconds is the difference of two whole-second clocks, not the floor of
       -- the time run: up to one second more than the server ran. So the server started no
       -- earlier than now - (up - 1) s.
-      local up = tonumber(field(server, 'uptime_in_seconds:', '%d+') or '0')
+      local up = tonumber(field(server, '\r\nuptime_in_seconds:', '^%d+') or '0')
       quiet, why = math.min(quiet, now - (up - 1) * 1000000 + maxLease), 'new'
     end
   end

@@ -90,6 +90,16 @@ private:
     //! \a sql with each ? replaced by the literal of its bind.
     QString inlined(const QString &sql, const QVariantList &binds) const;
     Rows beginLockedReading(const QString &read, const QVariantList &binds);
+    Rows beginLockedReadingPostgres(const QString &read, const QVariantList &binds);
+
+public:
+    //! PostgreSQL: a callFused() read that starts with this (\c{WITH qsimba_version AS (SELECT
+    //! version FROM <version table> WHERE id = 1), …}) answers the version as its first column
+    //! and a non-NULL marker as its second on every row, and one row with a NULL marker when
+    //! it read nothing; it may then write (a data-modifying WITH), within the call's lock.
+    static constexpr QLatin1String VersionLedRead{"WITH qsimba_version AS "};
+
+private:
     void commitWith(const QString &write, const QVariantList &binds);
     [[noreturn]] void fail(const QString &what, const QSqlError &error);
     QSimbaBackendError newerSchema(int found) const;

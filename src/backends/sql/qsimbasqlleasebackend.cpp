@@ -359,9 +359,24 @@ QSimbaSqlLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSimba
                                         "FROM %2 l LEFT JOIN %3 s ON s.id = l.holder WHERE l.name IN (%4)")
                              .arg(d->dialect.now(), d->dialect.leases(), d->dialect.sessions(),
                                   QSimbaSqlDialect::placeholders(int(names.size())));
-    const QVariantList readBinds = QVariantList{session.toString()} + nameBinds;
+    QVariantList readBinds = QVariantList{session.toString()} + nameBinds;
+    // PostgreSQL: the read takes every free name itself (column 5: the new token), in the
+    // statement after the lock — one round trip for read and write, then COMMIT.
+    const bool takes = d->dialect.driver() == Driver::Postgres;
+    const QString statement = takes ? QString(QSimbaSqlConnection::VersionLedRead) + QStringLiteral("(SELECT version FROM ")
+            + d->dialect.versionTable() + QStringLiteral(" WHERE id = 1), r AS (") + read
+            + QStringLiteral("), t AS (UPDATE %1 l SET holder = ?, token = l.token + 1 FROM r WHERE l.name = r.name "
+                             "AND r.caller_remaining > 0 AND (r.holder IS NULL OR (r.holder <> ? "
+                             "AND COALESCE(r.holder_remaining, 0) <= 0)) RETURNING l.name AS name, l.token AS token) "
+                             "SELECT v.version, x.* FROM qsimba_version v LEFT JOIN (SELECT 1 AS qsimba_read, r.name, "
+                             "r.holder, r.token, r.holder_remaining, r.caller_remaining, t.token AS taken FROM r "
+                             "LEFT JOIN t ON t.name = r.name) x ON TRUE")
+                  .arg(d->dialect.leases())
+                                    : read;
+    if (takes)
+        readBinds << session.toString() << session.toString();
     // Round trips on a server: BEGIN + lock + read as one, then the write + COMMIT as one.
-    const auto answer = d->connection.callFused(read, readBinds, [&](Rows rows, QString *write, QVariantList *writeBinds) {
+    const auto answer = d->connection.callFused(statement, readBinds, [&](Rows rows, QString *write, QVariantList *writeBinds) {
         QHash<QSimbaLeaseName, AcquireResult> results;
         if (rows.size() < names.size()) {
             // A row per name that ever existed: its token counter survives every release.
@@ -369,7 +384,15 @@ QSimbaSqlLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSimba
             d->exec(d->dialect.insertIgnore(d->dialect.leases(), QStringLiteral("name, holder, token"),
                                             QStringLiteral("?, NULL, 0"), int(names.size())),
                     nameBinds);
-            rows = d->exec(read, readBinds);
+            rows = d->exec(statement, readBinds);
+            if (takes) {
+                // Led by the version and the marker (the version was checked by the first run).
+                Rows read;
+                for (const auto &row : std::as_const(rows))
+                    if (!row.value(1).isNull())
+                        read.append(row.mid(2));
+                rows = read;
+            }
         }
         if (rows.isEmpty() || rows.first().value(4).isNull() || rows.first().value(4).toLongLong() <= 0)
             d->sessionExpired(session);
@@ -379,10 +402,16 @@ QSimbaSqlLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSimba
             const QString holder = row.value(1).toString();
             const qint64 token = row.value(2).toLongLong();
             const qint64 holderRemaining = row.value(3).isNull() ? 0 : row.value(3).toLongLong();
-            if (holder == session.toString()) {
+            if (takes && !row.value(5).isNull()) {
+                results.insert(name, AcquireResult::granted(row.value(5).toLongLong()));
+            } else if (holder == session.toString()) {
                 results.insert(name, AcquireResult::granted(token));
             } else if (!holder.isEmpty() && holderRemaining > 0) {
                 results.insert(name, AcquireResult::heldBy(QSimbaSessionId::of(holder), token, Millis(holderRemaining)));
+            } else if (takes) {
+                // Free, yet not taken by the statement that read it free: never granted.
+                throw QSimbaBackendError(QStringLiteral("%1: acquire read \"%2\" as free but did not take it")
+                                             .arg(d->connection.description(), name.toString()));
             } else {
                 taken.append(name.toString());
                 results.insert(name, AcquireResult::granted(token + 1));

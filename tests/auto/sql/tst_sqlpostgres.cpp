@@ -174,6 +174,35 @@ private Q_SLOTS:
         QVERIFY2(worst < 200'000'000, qPrintable(QStringLiteral("%1 ns").arg(worst)));
     }
 
+    // An acquire sends BEGIN and the version row's lock as one script, then the version with
+    // its read: a newer schema, and a lock that fails (its error hidden by that script), are
+    // still reported by the acquire, naming the cause, and grant nothing.
+    void acquireReportsTheVersionAndALockThatFailed()
+    {
+        const QString prefix = newPrefix();
+        const auto b = Backend::fromUrl(url(QStringLiteral("prefix=") + prefix));
+        const auto s = b->openSession(10s).id;
+        QVERIFY(admin(QStringLiteral("UPDATE %1schema_version SET version = 9").arg(prefix)));
+        QString message = SqlTest::backendError([&] { b->acquire(s, {a}); });
+        QVERIFY2(message.contains(QLatin1String("version 9, newer than version 1")), qPrintable(message));
+        QVERIFY(admin(QStringLiteral("UPDATE %1schema_version SET version = 1").arg(prefix)));
+        // SELECT … FOR UPDATE needs the UPDATE privilege.
+        QVERIFY(admin(QStringLiteral("REVOKE UPDATE ON %1schema_version FROM %2").arg(prefix, m_server.user())));
+        message = SqlTest::backendError([&] { b->acquire(s, {a}); });
+        QVERIFY2(message.contains(QLatin1String("permission denied")), qPrintable(message));
+        QVERIFY(admin(QStringLiteral("GRANT UPDATE ON %1schema_version TO %2").arg(prefix, m_server.user())));
+        const auto granted = b->acquire(s, {a});
+        QVERIFY(granted.value(a).isGranted);
+        QCOMPARE(granted.value(a).token, 1); // the failed calls granted nothing
+        // A name held by another session is read as held, and a free one as free, in one call.
+        const auto other = b->openSession(10s).id;
+        const QSimbaLeaseName c = QSimbaLeaseName::of(QStringLiteral("c"));
+        const auto both = b->acquire(other, {a, c});
+        QVERIFY(!both.value(a).isGranted);
+        QCOMPARE(both.value(a).holder, s);
+        QVERIFY(both.value(c).isGranted);
+    }
+
     void hintsResumeAfterTheConnectionIsLost()
     {
         // Neither the lost connection nor the subscription's end leaves a socket notifier on
