@@ -9,7 +9,7 @@
 #include <sys/types.h>
 
 EtcdServer::EtcdServer()
-    : TestServer(QStringLiteral("etcd")), m_peerPort(freePort())
+    : TestServer(QStringLiteral("etcd")), m_peerPort(freePort({port()}))
 {
 }
 

@@ -17,12 +17,16 @@ TestServer::~TestServer()
     stop();
 }
 
-quint16 TestServer::freePort()
+quint16 TestServer::freePort(const QList<quint16> &except)
 {
-    QTcpServer server;
-    if (!server.listen(QHostAddress::LocalHost, 0))
-        return 0;
-    return server.serverPort();
+    for (int attempt = 0; attempt < 64; ++attempt) {
+        QTcpServer server;
+        if (!server.listen(QHostAddress::LocalHost, 0))
+            return 0;
+        if (!except.contains(server.serverPort()))
+            return server.serverPort();
+    }
+    return 0;
 }
 
 int TestServer::run(const QString &program, const QStringList &args, QString *output,

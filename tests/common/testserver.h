@@ -22,8 +22,9 @@ public:
     explicit TestServer(const QString &name);
     virtual ~TestServer();
 
-    //! A TCP port on 127.0.0.1 that was free a moment ago.
-    static quint16 freePort();
+    //! A TCP port on 127.0.0.1 that was free a moment ago, none of \a except (the kernel may
+    //! hand out the port it just released again: a second port of one fixture needs this).
+    static quint16 freePort(const QList<quint16> &except = {});
     //! Runs \a program to completion; returns its exit code, with stdout+stderr in \a output.
     static int run(const QString &program, const QStringList &args, QString *output = nullptr,
                    std::chrono::milliseconds timeout = std::chrono::seconds(60));

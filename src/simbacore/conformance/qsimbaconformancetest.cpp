@@ -316,13 +316,18 @@ void QSimbaConformanceTest::sessionExpiresWithoutKeepAlive()
 
 void QSimbaConformanceTest::keepAliveExtendsSession()
 {
-    const auto s = d->open();
+    // Renewed every half of the fixture's lease, a session 1.5 s longer than that lease
+    // outlives two of its own leases: only a test thread starved for more than 1.5 s could
+    // see it expire (a loaded 2-core machine starved one for over 300 ms), while the test
+    // still fails for a backend whose keepAlive does not extend the session.
+    const milliseconds lease = d->fx.lease + 1500ms;
+    const auto s = d->open(*d->backend, lease);
     const auto n = d->name("a");
     const qint64 t = d->grant(s, n);
-    const milliseconds step = d->fx.lease / 3;
-    for (milliseconds passed{0}; passed < d->fx.lease * 3; passed += step) {
+    const milliseconds step = d->fx.lease / 2;
+    for (milliseconds passed{0}; passed < lease * 2; passed += step) {
         d->fx.elapse(step);
-        const auto k = d->backend->keepAlive(s, d->fx.lease, {n});
+        const auto k = d->backend->keepAlive(s, lease, {n});
         QVERIFY2(k.isLive, qPrintable(QStringLiteral("expired after %1ms").arg(passed.count())));
         QCOMPARE(k.owned, QSet<QSimbaLeaseName>{n});
     }

@@ -527,8 +527,9 @@ private Q_SLOTS:
     // Nobody answers: each call fails within its bounds, naming every endpoint and why.
     void failsInBoundedTimeWhenUnreachable()
     {
-        const QString a = QStringLiteral("127.0.0.1:%1").arg(TestServer::freePort());
-        const QString b = QStringLiteral("127.0.0.1:%1").arg(TestServer::freePort());
+        const quint16 portA = TestServer::freePort();
+        const QString a = QStringLiteral("127.0.0.1:%1").arg(portA);
+        const QString b = QStringLiteral("127.0.0.1:%1").arg(TestServer::freePort({portA}));
         Backend backend(optionsFor({a, b}));
         QElapsedTimer timer;
         timer.start();
