@@ -11,8 +11,6 @@
 #include <chrono>
 #include <memory>
 
-class QSimbaZookeeperConnection;
-
 class QSIMBAZOOKEEPER_EXPORT QSimbaZookeeperLeaseBackend final : public QSimbaLeaseBackend
 {
 public:

@@ -108,12 +108,14 @@ QFuture<void> QSimbaElection::stepDown(std::chrono::nanoseconds cooldown)
 
 std::unique_ptr<QSimbaLeaderTask> QSimbaElection::runWhileLeader(Work work)
 {
-    return std::unique_ptr<QSimbaLeaderTask>(new QSimbaLeaderTask(this, d_func()->startTask(this, std::move(work), std::nullopt)));
+    return std::unique_ptr<QSimbaLeaderTask>(new QSimbaLeaderTask(
+        std::make_unique<QSimbaLeaderTaskPrivate>(this, d_func()->startTask(this, std::move(work), std::nullopt))));
 }
 
 std::unique_ptr<QSimbaLeaderTask> QSimbaElection::schedule(const QSimbaSchedule &schedule, Work work)
 {
-    return std::unique_ptr<QSimbaLeaderTask>(new QSimbaLeaderTask(this, d_func()->startTask(this, std::move(work), schedule)));
+    return std::unique_ptr<QSimbaLeaderTask>(new QSimbaLeaderTask(
+        std::make_unique<QSimbaLeaderTaskPrivate>(this, d_func()->startTask(this, std::move(work), schedule))));
 }
 
 QString QSimbaElection::statusName(Status status)

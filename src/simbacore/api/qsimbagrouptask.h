@@ -9,7 +9,7 @@
 #include <memory>
 
 class QSimbaPartitionGroup;
-class QSimbaTaskStopper;
+class QSimbaGroupTaskPrivate;
 
 class QSIMBACORE_EXPORT QSimbaGroupTask
 {
@@ -26,7 +26,6 @@ public:
 
 private:
     friend class QSimbaPartitionGroup;
-    QSimbaGroupTask(QSimbaPartitionGroup *group, std::unique_ptr<QSimbaTaskStopper> stopper);
-    QSimbaPartitionGroup *m_group;
-    std::unique_ptr<QSimbaTaskStopper> m_stopper;
+    explicit QSimbaGroupTask(std::unique_ptr<QSimbaGroupTaskPrivate> dd);
+    std::unique_ptr<QSimbaGroupTaskPrivate> d;
 };

@@ -8,7 +8,7 @@
 #include <memory>
 
 class QSimbaElection;
-class QSimbaTaskStopper;
+class QSimbaLeaderTaskPrivate;
 
 class QSIMBACORE_EXPORT QSimbaLeaderTask
 {
@@ -25,7 +25,6 @@ public:
 
 private:
     friend class QSimbaElection;
-    QSimbaLeaderTask(QSimbaElection *election, std::unique_ptr<QSimbaTaskStopper> stopper);
-    QSimbaElection *m_election;
-    std::unique_ptr<QSimbaTaskStopper> m_stopper;
+    explicit QSimbaLeaderTask(std::unique_ptr<QSimbaLeaderTaskPrivate> dd);
+    std::unique_ptr<QSimbaLeaderTaskPrivate> d;
 };

@@ -20,19 +20,19 @@ using namespace QSimbaEngine;
     closes it. stop() stops the election and completes once the current work exited (or ran
     out of time) and the lease is released. Thread-affine, like its election.
 */
-QSimbaLeaderTask::QSimbaLeaderTask(QSimbaElection *election, std::unique_ptr<QSimbaTaskStopper> stopper)
-    : m_election(election), m_stopper(std::move(stopper))
+QSimbaLeaderTask::QSimbaLeaderTask(std::unique_ptr<QSimbaLeaderTaskPrivate> dd)
+    : d(std::move(dd))
 {
 }
 
 QSimbaLeaderTask::~QSimbaLeaderTask()
 {
-    m_stopper->closeQuietly("a leader task");
+    d->stopper->closeQuietly("a leader task");
 }
 
-QSimbaElection *QSimbaLeaderTask::election() const { return m_election; }
-QFuture<void> QSimbaLeaderTask::stop() { return m_stopper->stop(); }
-void QSimbaLeaderTask::close() { m_stopper->close(); }
+QSimbaElection *QSimbaLeaderTask::election() const { return d->election; }
+QFuture<void> QSimbaLeaderTask::stop() { return d->stopper->stop(); }
+void QSimbaLeaderTask::close() { d->stopper->close(); }
 
 std::unique_ptr<QSimbaTaskStopper> QSimbaElectionPrivate::startTask(QSimbaElection *q, QSimbaLink::Work work,
                                                                     std::optional<QSimbaSchedule> schedule)
@@ -129,7 +129,8 @@ std::unique_ptr<QSimbaGroupTask> QSimbaPartitionGroup::start(Work work, std::opt
             if (guard)
                 guard->d_func()->running = false;
         });
-    return std::unique_ptr<QSimbaGroupTask>(new QSimbaGroupTask(this, std::move(stopper)));
+    return std::unique_ptr<QSimbaGroupTask>(
+        new QSimbaGroupTask(std::make_unique<QSimbaGroupTaskPrivate>(this, std::move(stopper))));
 }
 
 /*!
@@ -140,28 +141,28 @@ std::unique_ptr<QSimbaGroupTask> QSimbaPartitionGroup::start(Work work, std::opt
     closes it. stop() leaves the group and completes once every partition handed over,
     including ones an earlier view moved away that are still handing over.
 */
-QSimbaGroupTask::QSimbaGroupTask(QSimbaPartitionGroup *group, std::unique_ptr<QSimbaTaskStopper> stopper)
-    : m_group(group), m_stopper(std::move(stopper))
+QSimbaGroupTask::QSimbaGroupTask(std::unique_ptr<QSimbaGroupTaskPrivate> dd)
+    : d(std::move(dd))
 {
 }
 
 QSimbaGroupTask::~QSimbaGroupTask()
 {
-    m_stopper->closeQuietly("a group task");
+    d->stopper->closeQuietly("a group task");
 }
 
-QSimbaPartitionGroup *QSimbaGroupTask::group() const { return m_group; }
+QSimbaPartitionGroup *QSimbaGroupTask::group() const { return d->group; }
 
 QSet<int> QSimbaGroupTask::partitions() const
 {
-    auto link = m_stopper->link();
+    auto link = d->stopper->link();
     if (!link || link->shutDown)
         return {};
     QSet<int> result;
-    const QString name = m_group->name();
+    const QString name = d->group->name();
     link->runtime->query([&](const Core &core, Nanos) { result = core.groupPartitions(name); });
     return result;
 }
 
-QFuture<void> QSimbaGroupTask::stop() { return m_stopper->stop(); }
-void QSimbaGroupTask::close() { m_stopper->close(); }
+QFuture<void> QSimbaGroupTask::stop() { return d->stopper->stop(); }
+void QSimbaGroupTask::close() { d->stopper->close(); }

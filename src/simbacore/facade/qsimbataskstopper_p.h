@@ -80,3 +80,26 @@ private:
     bool m_stopped = false;
     QFuture<void> m_future, m_direct;
 };
+
+class QSimbaElection;
+class QSimbaPartitionGroup;
+
+//! QSimbaLeaderTask's private: its election and the stopper of its work.
+class QSimbaLeaderTaskPrivate
+{
+public:
+    QSimbaLeaderTaskPrivate(QSimbaElection *election, std::unique_ptr<QSimbaTaskStopper> stopper)
+        : election(election), stopper(std::move(stopper)) {}
+    QSimbaElection *const election;
+    const std::unique_ptr<QSimbaTaskStopper> stopper;
+};
+
+//! QSimbaGroupTask's private: its group and the stopper of its work.
+class QSimbaGroupTaskPrivate
+{
+public:
+    QSimbaGroupTaskPrivate(QSimbaPartitionGroup *group, std::unique_ptr<QSimbaTaskStopper> stopper)
+        : group(group), stopper(std::move(stopper)) {}
+    QSimbaPartitionGroup *const group;
+    const std::unique_ptr<QSimbaTaskStopper> stopper;
+};
