@@ -559,7 +559,7 @@ void QSimbaConformanceTest::hintsArriveWhenAdvertised()
                 d->backend->join(s, g);
             else
                 d->backend->leave(s, g);
-            QTest::qWaitFor([&] { return seen(Backend::Hint::Kind::MembersChanged, g); }, 200);
+            (void)QTest::qWaitFor([&] { return seen(Backend::Hint::Kind::MembersChanged, g); }, 200);
             arrived = seen(Backend::Hint::Kind::MembersChanged, g);
         }
         QVERIFY2(arrived, "a MembersChanged hint for the group joined and left");
