@@ -205,10 +205,7 @@ class tst_GroupStress : public QObject
         // Bound: a lost session is noticed within a lease (1 s), reopened and joined within a
         // renew interval or two, the members read again within one, and the partitions moved
         // within a lease (the old holder's handover or lease end): well under 15 s.
-        QDeadlineTimer deadline(15s);
-        while (!(why = unsettled()).isEmpty() && !deadline.hasExpired())
-            QTest::qWait(50);
-        if (why.isEmpty())
+        if (QTest::qWaitFor([&] { return (why = unsettled()).isEmpty(); }, 15000))
             return true;
         dump();
         qWarning().noquote() << "not settled after" << after << ":" << why;
