@@ -36,14 +36,16 @@
     Every failure throws QSimbaBackendError naming the server and the cause; connecting and
     each command are bounded by Options::connectTimeout and Options::commandTimeout.
 
-    Not thread-safe: one thread calls one instance at a time; the calls block.
+    Not thread-safe: one thread calls one instance at a time (any thread, each call after the
+    previous one returned); the calls block.
 
     The Redis backend: leases in a Redis 7 server, reached through hiredis. Every SPI call
     is one Lua script judged on the server's clock (TIME); all keys share one hash tag.
     Hints arrive through Pub/Sub on a second connection. See docs/backend-redis.md.
 
-    Thread-affine like every backend: one instance is used by one thread at a time (the
-    engine's "simba-backend" thread). Hint listeners run on the subscription's own thread.
+    One instance is used by one thread at a time: the engine's "simba-backend" thread, or a
+    caller blocked for the call's answer (Capabilities::anyThread). Hint listeners run on
+    the subscription's own thread.
 */
 
 using namespace std::chrono;
@@ -379,7 +381,13 @@ QSimbaSessionId QSimbaRedisLeaseBackend::recoveringHolder()
 
 QSimbaLeaseBackend::Capabilities QSimbaRedisLeaseBackend::capabilities() const
 {
-    return {true, true, true};
+    Capabilities caps{true, true, true};
+    // The connection is a blocking hiredis context and plain members, no QObject or thread
+    // state: any thread may use it, one call at a time. Each call ends within one deadline
+    // (eval()), whatever it retries.
+    caps.anyThread = true;
+    caps.callBound = d_ptr->options.connectTimeout + d_ptr->options.commandTimeout;
+    return caps;
 }
 
 QString QSimbaRedisLeaseBackend::describe() const

@@ -266,6 +266,20 @@ void QSimbaLink::post(QSimbaEngine::Input input)
         runtime->post(std::move(input));
 }
 
+void QSimbaLink::postAndWait(QSimbaEngine::Input input, QSimbaEngine::Nanos deadline)
+{
+    if (shutDown.load())
+        return;
+    QSimbaRuntime::CallerRuns runs(*runtime, deadline);
+    runtime->post(std::move(input));
+}
+
+QSimbaEngine::Nanos QSimbaLink::deadlineIn(std::chrono::nanoseconds timeout) const
+{
+    const QSimbaEngine::Nanos now = runtime->now();
+    return timeout >= QSimbaEngine::Core::Never - now ? QSimbaEngine::Core::Never : now + timeout;
+}
+
 void QSimbaLink::startElection(const QSimbaLeaseName &name, bool withWork)
 {
     if (shutDown.load())

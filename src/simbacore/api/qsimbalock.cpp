@@ -117,7 +117,8 @@ TermPtr QSimbaLockPrivate::attempt(std::chrono::nanoseconds timeout, bool tryOnc
         return Answer::Accepted;
     }, /*direct=*/true);
     const auto n = name;
-    l.post(In::AcquireLock{n, id, timeout, tryOnce});
+    // This thread waits for the answer: it may run the acquire call itself, within timeout.
+    l.postAndWait(In::AcquireLock{n, id, timeout, tryOnce}, l.deadlineIn(timeout));
     // The engine may answer on the thread that feeds it (the backend thread, say) while it
     // holds the core: shared->mutex is never held here while feeding it.
     QMutexLocker lock(&shared->mutex);

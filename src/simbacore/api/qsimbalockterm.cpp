@@ -52,36 +52,43 @@ QSimbaTerm QSimbaLockTerm::term() const
 
 QFuture<void> QSimbaLockTerm::releaseAsync()
 {
-    if (!d)
-        return QtFuture::makeReadyFuture();
-    QMutexLocker lock(&d->mutex);
-    if (!d->releasing) {
-        d->releasing = true;
-        auto link = d->link.lock();
-        if (!link || link->shutDown) {
-            d->released = d->releasedDirect = QtFuture::makeReadyFuture();
-        } else {
-            auto [asyncId, asyncFuture] = link->newPromise();
-            auto [directId, directFuture] = link->newPromise(/*direct=*/true);
-            d->released = asyncFuture;
-            d->releasedDirect = directFuture;
-            const auto name = d->term.name();
-            const qint64 token = d->term.token();
-            const QFuture<void> released = d->released;
-            // Fed outside the term's mutex: the engine may run on this thread now.
-            lock.unlock();
-            link->post(In::ReleaseLock{name, token, {asyncId, directId}});
-            return released;
-        }
+    return d ? d->release(/*wait=*/false) : QtFuture::makeReadyFuture();
+}
+
+QFuture<void> QSimbaLockTermPrivate::release(bool wait)
+{
+    QMutexLocker lock(&mutex);
+    if (releasing)
+        return released;
+    releasing = true;
+    auto engine = link.lock();
+    if (!engine || engine->shutDown) {
+        released = releasedDirect = QtFuture::makeReadyFuture();
+        return released;
     }
-    return d->released;
+    auto [asyncId, asyncFuture] = engine->newPromise();
+    auto [directId, directFuture] = engine->newPromise(/*direct=*/true);
+    released = asyncFuture;
+    releasedDirect = directFuture;
+    In::ReleaseLock input{term.name(), term.token(), {asyncId, directId}};
+    const auto held = QSimbaTermPrivate::get(term);
+    // Fed outside the term's mutex: the engine may run on this thread now.
+    lock.unlock();
+    if (wait) // close(): the caller may run the release call, within the term's local deadline
+        engine->postAndWait(std::move(input), held ? held->deadline() : Core::Never);
+    else
+        engine->post(std::move(input));
+    return asyncFuture;
 }
 
 void QSimbaLockTerm::close()
 {
     if (!d)
         return;
-    (void)releaseAsync();
+    {
+        const auto link = d->link.lock();
+        (void)d->release(/*wait=*/link && link->mayWait()); // close() waits for it below
+    }
     QFuture<void> direct;
     {
         QMutexLocker lock(&d->mutex);

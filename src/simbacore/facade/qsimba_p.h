@@ -54,6 +54,12 @@ public:
     bool cancel(quint64 id);
     //! Feeds \a input to Core::handle() (QSimbaRuntime::post); a no-op once shut down.
     void post(QSimbaEngine::Input input);
+    //! post(), from a thread that then blocks until the engine answered \a input, by
+    //! \a deadline on the ticker (Core::Never: without one): the backend call the input
+    //! causes may run on this thread (QSimbaRuntime::CallerRuns).
+    void postAndWait(QSimbaEngine::Input input, QSimbaEngine::Nanos deadline);
+    //! The deadline \a timeout from now on the ticker (Core::Never if it lies beyond).
+    QSimbaEngine::Nanos deadlineIn(std::chrono::nanoseconds timeout) const;
     //! Starts contending for \a name as an election; throws when a lock of this client
     //! holds or waits for it.
     void startElection(const QSimbaLeaseName &name, bool withWork);

@@ -20,6 +20,10 @@ public:
     //! The private part behind \a term (null for an empty one).
     static std::shared_ptr<QSimbaLockTermPrivate> get(const QSimbaLockTerm &term) { return term.d; }
 
+    //! Releases the term once (later calls answer the same future); \a wait: the caller
+    //! blocks for the release next, so it may run the backend call itself.
+    QFuture<void> release(bool wait);
+
     QSimbaTerm term;
     std::weak_ptr<QSimbaLink> link;
     QMutex mutex;

@@ -194,7 +194,13 @@ QSimbaMemoryLeaseBackend::~QSimbaMemoryLeaseBackend() = default;
 
 QSimbaLeaseBackend::Capabilities QSimbaMemoryLeaseBackend::capabilities() const
 {
-    return {true, true, true};
+    Capabilities caps{true, true, true};
+    // The store is guarded by its mutex, from whatever thread calls. A call returns at once,
+    // unless a test paused or delayed the store: then it has no bound.
+    caps.anyThread = true;
+    QMutexLocker lock(&m_store->mutex);
+    caps.callBound = m_store->paused || m_store->delayCalls > 0 ? Millis::max() : Millis(0);
+    return caps;
 }
 
 QString QSimbaMemoryLeaseBackend::describe() const

@@ -7,6 +7,23 @@
 using namespace QSimbaEngine;
 using namespace std::chrono;
 
+namespace {
+// The innermost CallerRuns of this thread, if any.
+thread_local QSimbaRuntime::CallerRuns *t_callerRuns = nullptr;
+} // namespace
+
+QSimbaRuntime::CallerRuns::CallerRuns(QSimbaRuntime &runtime, Nanos deadline)
+    : m_runtime(runtime), m_deadline(deadline), m_previous(t_callerRuns)
+{
+    t_callerRuns = this;
+}
+
+QSimbaRuntime::CallerRuns::~CallerRuns()
+{
+    m_runtime.runCallersCall(); // taken but not run (no post() ended since): never dropped
+    t_callerRuns = m_previous;
+}
+
 QSimbaRuntime::QSimbaRuntime(Options options, std::unique_ptr<QSimbaLeaseBackend> backend, Hooks hooks)
     : m_ticker(options.ticker), m_core(options), m_hooks(std::move(hooks)), m_backend(std::move(backend))
 {
@@ -39,10 +56,19 @@ void QSimbaRuntime::start()
 {
     QSimbaHandOverReceiver::startThread(m_backendThread);
     QSimbaHandOverReceiver::startThread(m_engineThread);
+    {
+        Locker lock(m_mutex);
+        ++m_backendCalls; // a caller must not use the backend while it subscribes
+    }
     QSimbaHandOverReceiver::post(m_backendContext, [this] {
-        m_subscription = m_backend->subscribe([this](const QSimbaLeaseBackend::Hint &hint) {
-            post(In::Hint{hint});
-        });
+        {
+            std::lock_guard use(m_backendMutex);
+            m_subscription = m_backend->subscribe([this](const QSimbaLeaseBackend::Hint &hint) {
+                post(In::Hint{hint});
+            });
+        }
+        Locker lock(m_mutex);
+        --m_backendCalls;
     });
     post(In::Start{});
 }
@@ -66,6 +92,7 @@ void QSimbaRuntime::post(Input input)
         apply();
     }
     afterInput();
+    runCallersCall();
 }
 
 bool QSimbaRuntime::handleNow(const Input &input)
@@ -79,7 +106,76 @@ bool QSimbaRuntime::handleNow(const Input &input)
         apply();
     }
     afterInput();
+    runCallersCall();
     return handled;
+}
+
+void QSimbaRuntime::issue(quint64 id, Call call)
+{
+    ++m_backendCalls;
+    // Caller runs: this thread waits for the answer anyway, and the backend is idle (this is
+    // the only call outstanding, so the order of calls stays the order they were issued in).
+    CallerRuns *const runs = t_callerRuns;
+    if (runs && &runs->m_runtime == this && !runs->m_used && m_backendCalls == 1 && !m_stopped
+        && QThread::currentThread() != &m_engineThread && QThread::currentThread() != &m_backendThread) {
+        // Never waited for under m_mutex: the backend thread holds it only while it uses the
+        // backend (and may then feed a hint, which takes m_mutex).
+        std::unique_lock use(m_backendMutex, std::try_to_lock);
+        if (use.owns_lock() && m_backend) {
+            const auto caps = m_backend->capabilities();
+            const bool inTime = runs->m_deadline == Core::Never
+                                || (caps.callBound != QSimbaLeaseBackend::Millis::max()
+                                    && runs->m_deadline - now() >= Nanos(caps.callBound));
+            if (caps.anyThread && inTime) {
+                runs->m_used = true;
+                runs->m_call.emplace(id, std::move(call));
+                runs->m_backendLock = std::move(use);
+                return;
+            }
+        }
+    }
+    // Queued even from the backend thread itself (feeding a reply): the call must never run
+    // here, under the mutex.
+    QSimbaHandOverReceiver::post(m_backendContext, [this, id, call = std::move(call)] {
+        Reply reply;
+        {
+            std::lock_guard use(m_backendMutex); // a caller may still be running the call before
+            if (!m_backend)
+                return; // shut down: nobody waits for the answer any more
+            reply = execute(*m_backend, call);
+        }
+        if (reply.error != Reply::Error::None)
+            qCDebug(lcSimbaEngine) << describe(call) << "failed:" << reply.message;
+        replied(id, reply);
+    });
+}
+
+void QSimbaRuntime::runCallersCall()
+{
+    CallerRuns *const runs = t_callerRuns;
+    if (!runs || &runs->m_runtime != this || !runs->m_call)
+        return;
+    const auto [id, call] = std::move(*runs->m_call);
+    runs->m_call.reset();
+    const Reply reply = execute(*m_backend, call); // m_backendMutex held since it was taken
+    runs->m_backendLock.unlock();
+    if (reply.error != Reply::Error::None)
+        qCDebug(lcSimbaEngine) << describe(call) << "failed (run by its caller):" << reply.message;
+    replied(id, reply);
+}
+
+void QSimbaRuntime::replied(quint64 id, const Reply &reply)
+{
+    {
+        Locker lock(m_mutex);
+        --m_backendCalls;
+        if (m_stopped)
+            return;
+        feed(In::BackendReplied{id, reply});
+        apply();
+    }
+    afterInput();
+    runCallersCall();
 }
 
 void QSimbaRuntime::query(const Query &fn) const
@@ -115,16 +211,7 @@ void QSimbaRuntime::apply()
         for (auto &effect : effects) {
             switch (effect.type) {
             case Effect::Type::CallBackend:
-                // Queued even from the backend thread itself (feeding a reply): the call
-                // must never run here, under the mutex.
-                QSimbaHandOverReceiver::post(m_backendContext, [this, id = effect.callId, call = std::move(effect.call)] {
-                    if (!m_backend)
-                        return; // shut down: nobody waits for the answer any more
-                    const Reply reply = execute(*m_backend, call);
-                    if (reply.error != Reply::Error::None)
-                        qCDebug(lcSimbaEngine) << describe(call) << "failed:" << reply.message;
-                    post(In::BackendReplied{id, reply});
-                });
+                issue(effect.callId, std::move(effect.call));
                 break;
             case Effect::Type::RunTask: {
                 const QString stream = effect.stream;
@@ -206,6 +293,7 @@ void QSimbaRuntime::shutdown()
 {
     if (m_backendThread.isRunning()) {
         postBlocking(m_backendContext, [this] {
+            std::lock_guard use(m_backendMutex); // after a call a caller runs
             m_subscription.reset();
             m_backend.reset();
         });

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <functional>
 #include <memory>
+#include <optional>
 
 /*
  * The thin QThread adapter around the engine core. The core is a monitor: whichever thread
@@ -24,7 +25,8 @@
  * go to the "simba-backend" thread, promises are resolved, callback tasks go to the
  * "simba-engine" thread, which hands them to the callback executor in order and owns the
  * one timer for the core's next wake-up. So a lock's acquire costs two thread hops (to the
- * backend thread and back to the caller), not four (docs/engine.md "Threads").
+ * backend thread and back to the caller), not four (docs/engine.md "Threads") — and none
+ * when the caller runs the call itself (CallerRuns).
  *
  * The core never blocks and nothing under the mutex waits for another thread: a hung
  * backend call cannot delay a local-deadline revocation. An input fed while the same
@@ -70,6 +72,34 @@ public:
     QThread *engineThread() { return &m_engineThread; }
     QSimbaEngine::Nanos now() const { return m_ticker->now(); }
 
+    /*
+     * Caller runs (docs/engine.md): while one lives on a thread that is about to block until
+     * the engine answers it, the first backend call caused by the inputs this thread feeds
+     * is run by this thread itself — after it released the runtime's mutex, at the end of
+     * post() or handleNow() — instead of on the backend thread, saving the two wake-ups of
+     * the hop there and back. Only when the backend declares Capabilities::anyThread, the
+     * backend thread is idle with nothing queued, and the call's bound
+     * (Capabilities::callBound) ends by \a deadline (on this runtime's ticker; Core::Never:
+     * the caller waits without one). Otherwise, and for every later call, nothing changes.
+     * One per thread at a time; nests (the inner one is armed).
+     */
+    class CallerRuns
+    {
+    public:
+        CallerRuns(QSimbaRuntime &runtime, QSimbaEngine::Nanos deadline);
+        ~CallerRuns();
+        Q_DISABLE_COPY_MOVE(CallerRuns)
+
+    private:
+        friend class QSimbaRuntime;
+        QSimbaRuntime &m_runtime;
+        QSimbaEngine::Nanos m_deadline;
+        CallerRuns *m_previous;
+        bool m_used = false;                       // took its one call
+        std::optional<std::pair<quint64, QSimbaEngine::Call>> m_call; // taken, not yet run
+        std::unique_lock<std::mutex> m_backendLock; // m_backendMutex, from taking to running
+    };
+
 private:
     //! Carries out the core's effects until there are none; m_mutex held.
     void apply();
@@ -81,11 +111,22 @@ private:
     void afterInput();
     //! Core::handle() at the runtime's time; m_mutex held.
     bool feed(const Input &input);
+    //! Issues backend call \a id: to this thread's CallerRuns if it may take it, else to the
+    //! backend thread. m_mutex held.
+    void issue(quint64 id, QSimbaEngine::Call call);
+    //! Runs the call this thread's CallerRuns took, if any, and feeds its reply. Unlocked.
+    void runCallersCall();
+    //! Feeds the reply to backend call \a id, which is no longer outstanding. Unlocked.
+    void replied(quint64 id, const QSimbaEngine::Reply &reply);
 
     std::shared_ptr<QSimbaTicker> m_ticker;
     QSimbaEngine::Core m_core;                                // guarded by m_mutex
     Hooks m_hooks;
-    std::unique_ptr<QSimbaLeaseBackend> m_backend;           // used on the backend thread only
+    // Used by one thread at a time, holding m_backendMutex: the backend thread, or a caller
+    // whose CallerRuns took a call (only while the backend was idle, so calls keep their order).
+    std::unique_ptr<QSimbaLeaseBackend> m_backend;
+    std::mutex m_backendMutex;
+    int m_backendCalls = 0; // guarded by m_mutex: issued and not yet answered (subscribe() too)
     std::unique_ptr<QSimbaLeaseBackend::Subscription> m_subscription;
     QThread m_engineThread;
     QThread m_backendThread;

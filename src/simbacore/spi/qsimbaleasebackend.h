@@ -20,7 +20,8 @@
  * The backend SPI: where leases live. QSimba calls one backend from one thread (its
  * "simba-backend" thread), one call at a time; an implementation needs no locking of its
  * own unless it shares state between instances. Every call blocks until the backend
- * answered or failed.
+ * answered or failed. A backend that declares Capabilities::anyThread is still called one
+ * call at a time, but a call may come from another thread (a caller waiting for it).
  *
  * Rules every implementation follows (checked by QSimbaConformanceTest):
  *  1. Every method makes a bounded number of backend calls, without waiting, scheduling,
@@ -57,6 +58,16 @@ public:
         bool releaseHints = false;    //!< Released hints are published
         bool membershipHints = false; //!< MembersChanged hints are published
         bool inspection = false;      //!< inspect() is supported
+        //! Calls may come from any thread, one at a time (each after the previous one
+        //! returned, with what it did visible to the next): QSimba then lets a thread that
+        //! is about to block for a call's answer run that call itself while the backend
+        //! thread is idle (docs/engine.md, "Caller runs"). Not for a backend whose client
+        //! is bound to the thread that created it (QSqlDatabase).
+        bool anyThread = false;
+        //! With anyThread: the longest one call can take, by the backend's own deadlines
+        //! (Millis::max(): unbounded). A caller runs a call only when its own deadline
+        //! leaves at least this long, so it returns by that deadline as it would have.
+        Millis callBound = Millis::max();
     };
 
     struct SessionGrant

@@ -17,6 +17,97 @@
 
 using namespace std::chrono_literals;
 
+/*
+ * A memory backend that records on which thread each call ran and declares what a test
+ * sets (anyThread, callBound); an acquire of gateName blocks until the gate opens.
+ */
+class ThreadRecordingBackend final : public QSimbaLeaseBackend
+{
+public:
+    struct Shared
+    {
+        QMutex mutex;
+        QList<std::pair<QString, QThread *>> calls; // "acquire(a)", "release(a)", … and where
+        bool anyThread = true;
+        Millis callBound{0};
+        QString gateName;
+        QSemaphore inside; // released when a gated acquire began
+        QSemaphore gate;   // a gated acquire waits for it
+
+        //! The threads the calls named \a call ran on, in order.
+        QList<QThread *> threadsOf(const QString &call)
+        {
+            QMutexLocker lock(&mutex);
+            QList<QThread *> out;
+            for (const auto &[name, thread] : std::as_const(calls))
+                if (name == call)
+                    out.append(thread);
+            return out;
+        }
+    };
+
+    ThreadRecordingBackend(const QString &store, std::shared_ptr<Shared> shared)
+        : m_inner(store), m_shared(std::move(shared))
+    {
+    }
+
+    Capabilities capabilities() const override
+    {
+        auto caps = m_inner.capabilities();
+        QMutexLocker lock(&m_shared->mutex);
+        caps.anyThread = m_shared->anyThread;
+        caps.callBound = m_shared->callBound;
+        return caps;
+    }
+    QString describe() const override { return m_inner.describe(); }
+    SessionGrant openSession(Millis lease, const QMap<QString, QString> &metadata) override
+    {
+        record(QStringLiteral("openSession"));
+        return m_inner.openSession(lease, metadata);
+    }
+    KeepAliveResult keepAlive(const QSimbaSessionId &session, Millis lease, const QSet<QSimbaLeaseName> &held) override
+    {
+        record(QStringLiteral("keepAlive"));
+        return m_inner.keepAlive(session, lease, held);
+    }
+    QHash<QSimbaLeaseName, AcquireResult> acquire(const QSimbaSessionId &session, const QSet<QSimbaLeaseName> &names) override
+    {
+        QString gated;
+        for (const auto &name : names) {
+            record(QStringLiteral("acquire(%1)").arg(name.toString()));
+            QMutexLocker lock(&m_shared->mutex);
+            if (name.toString() == m_shared->gateName)
+                gated = name.toString();
+        }
+        if (!gated.isEmpty()) {
+            m_shared->inside.release();
+            m_shared->gate.acquire();
+        }
+        return m_inner.acquire(session, names);
+    }
+    void release(const QSimbaSessionId &session, const QHash<QSimbaLeaseName, qint64> &leases) override
+    {
+        for (auto it = leases.cbegin(); it != leases.cend(); ++it)
+            record(QStringLiteral("release(%1)").arg(it.key().toString()));
+        m_inner.release(session, leases);
+    }
+    void closeSession(const QSimbaSessionId &session) override { m_inner.closeSession(session); }
+    void join(const QSimbaSessionId &session, const QString &group) override { m_inner.join(session, group); }
+    void leave(const QSimbaSessionId &session, const QString &group) override { m_inner.leave(session, group); }
+    QList<QSimbaSessionId> members(const QString &group) override { return m_inner.members(group); }
+    std::unique_ptr<Subscription> subscribe(HintListener listener) override { return m_inner.subscribe(std::move(listener)); }
+
+private:
+    void record(const QString &call)
+    {
+        QMutexLocker lock(&m_shared->mutex);
+        m_shared->calls.append({call, QThread::currentThread()});
+    }
+
+    QSimbaMemoryLeaseBackend m_inner;
+    std::shared_ptr<Shared> m_shared;
+};
+
 class tst_Locks : public QObject
 {
     Q_OBJECT
@@ -84,6 +175,110 @@ class tst_Locks : public QObject
 
 private Q_SLOTS:
     void init() { store = QSimbaSessionId::generate().toString(); }
+
+    // Caller runs (docs/engine.md): a blocking acquire and close() with the backend idle run
+    // their backend call on the calling thread; the backend thread takes every call when the
+    // backend does not declare it may be called from any thread.
+    void blockingCallsRunOnTheCallerWhileTheBackendIsIdle_data()
+    {
+        QTest::addColumn<bool>("anyThread");
+        QTest::newRow("anyThread") << true;
+        QTest::newRow("backend thread only") << false;
+    }
+    void blockingCallsRunOnTheCallerWhileTheBackendIsIdle()
+    {
+        QFETCH(bool, anyThread);
+        auto shared = std::make_shared<ThreadRecordingBackend::Shared>();
+        shared->anyThread = anyThread;
+        // 30 s leases: no keepAlive falls into the few milliseconds of the cycles.
+        auto simba = QSimba::builder()
+                         .backend(std::make_unique<ThreadRecordingBackend>(store, shared))
+                         .config(QSimbaConfig::builder().leaseDuration(30s).build())
+                         .build();
+        auto *lock = simba->lock(QStringLiteral("caller-runs"));
+        lock->acquire(10s).close(); // the session is open and the backend idle after it
+        for (int i = 0; i < 3; ++i) {
+            QSimbaLockTerm term = lock->acquire(10s);
+            QVERIFY(term.isValid());
+            term.close();
+            QVERIFY(freeForOthers(QStringLiteral("caller-runs")));
+        }
+        const auto acquires = shared->threadsOf(QStringLiteral("acquire(caller-runs)"));
+        const auto releases = shared->threadsOf(QStringLiteral("release(caller-runs)"));
+        QCOMPARE(acquires.size(), 4);
+        QCOMPARE(releases.size(), 4);
+        for (int i = 1; i < 4; ++i) { // the first one may have waited for the session
+            if (anyThread) {
+                QCOMPARE(acquires[i], QThread::currentThread());
+                QCOMPARE(releases[i], QThread::currentThread());
+            } else {
+                QCOMPARE(acquires[i]->objectName(), QStringLiteral("simba-backend"));
+                QCOMPARE(releases[i]->objectName(), QStringLiteral("simba-backend"));
+            }
+        }
+        // An async release is not waited for: the backend thread runs it.
+        QSimbaLockTerm term = lock->acquire(10s);
+        QFuture<void> released = term.releaseAsync();
+        QVERIFY(QTest::qWaitFor([&] { return released.isFinished(); }, 10000));
+        QCOMPARE(shared->threadsOf(QStringLiteral("release(caller-runs)")).last()->objectName(), QStringLiteral("simba-backend"));
+    }
+
+    // With a call in flight on the backend thread, a blocking acquire does not run its call
+    // itself (calls stay one at a time and in order): the backend thread runs it after.
+    void blockingAcquireLeavesItsCallToABusyBackendThread()
+    {
+        auto shared = std::make_shared<ThreadRecordingBackend::Shared>();
+        shared->gateName = QStringLiteral("first");
+        // The second acquire's input opens the gate: fed under the runtime's mutex, so the
+        // first call's reply can be fed only after the second call was issued.
+        QSimbaPrivate::inputObserverForTests = [shared](QSimbaEngine::Nanos, const QSimbaEngine::Input &input) {
+            if (const auto *a = std::get_if<QSimbaEngine::In::AcquireLock>(&input); a && a->name.toString() == u"second")
+                shared->gate.release();
+        };
+        const auto forget = qScopeGuard([] { QSimbaPrivate::inputObserverForTests = nullptr; });
+        auto simba = QSimba::builder()
+                         .backend(std::make_unique<ThreadRecordingBackend>(store, shared))
+                         .config(QSimbaConfig::builder().leaseDuration(30s).build())
+                         .build();
+        auto first = simba->lock(QStringLiteral("first"))->acquireAsync(10s);
+        QVERIFY(shared->inside.tryAcquire(1, 10000)); // the backend thread is in its acquire
+        auto *second = simba->lock(QStringLiteral("second"));
+        QSimbaLockTerm term = second->acquire(10s);
+        QVERIFY(term.isValid());
+        const auto threads = shared->threadsOf(QStringLiteral("acquire(second)"));
+        QCOMPARE(threads.size(), 1);
+        QVERIFY(threads.first() != QThread::currentThread());
+        QCOMPARE(threads.first()->objectName(), QStringLiteral("simba-backend"));
+        QVERIFY(QTest::qWaitFor([&] { return first.isFinished(); }, 10000));
+        QVERIFY(first.takeResult().isValid());
+    }
+
+    // A call runs on its caller only if the backend's bound for one call ends by the caller's
+    // deadline: a caller never waits past its timeout for a call it runs itself.
+    void callerRunsOnlyWithinTheCallersTimeout()
+    {
+        auto shared = std::make_shared<ThreadRecordingBackend::Shared>();
+        shared->callBound = std::chrono::hours(1); // longer than the timeout and the lease
+        auto simba = QSimba::builder()
+                         .backend(std::make_unique<ThreadRecordingBackend>(store, shared))
+                         .config(QSimbaConfig::builder().leaseDuration(30s).build())
+                         .build();
+        auto *lock = simba->lock(QStringLiteral("bounded"));
+        lock->acquire(10s).close();
+        for (int i = 0; i < 2; ++i)
+            lock->acquire(10s).close();
+        const auto acquires = shared->threadsOf(QStringLiteral("acquire(bounded)"));
+        const auto releases = shared->threadsOf(QStringLiteral("release(bounded)"));
+        QCOMPARE(acquires.size(), 3);
+        for (QThread *t : acquires)
+            QCOMPARE(t->objectName(), QStringLiteral("simba-backend"));
+        for (QThread *t : releases) // close() waits at most until the term's local deadline
+            QCOMPARE(t->objectName(), QStringLiteral("simba-backend"));
+        // Without a deadline of its own the caller waits as long as the call takes anyway.
+        QSimbaLockTerm term = lock->acquire(std::chrono::nanoseconds::max());
+        QVERIFY(term.isValid());
+        QCOMPARE(shared->threadsOf(QStringLiteral("acquire(bounded)")).last(), QThread::currentThread());
+    }
 
     void acquireAndRelease()
     {
