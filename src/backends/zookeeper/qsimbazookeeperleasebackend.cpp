@@ -43,7 +43,7 @@
     its decision read, so two sessions never both win, and an expired holder's lease is
     taken over atomically.
 
-    Thread-affine: called from one thread, one call at a time. Every call (connecting
+    Called from one thread at a time, one call at a time. Every call (connecting
     included) blocks at most the configured timeout, and throws QSimbaBackendError on a
     ZooKeeper failure.
 
@@ -53,8 +53,9 @@
     zxids of the granting writes. See the README section "ZooKeeper backend" for the znode
     layout and the time model.
 
-    Thread-affine like every backend: one thread calls it, one call at a time. Hints are
-    published on the C client's completion thread.
+    One thread calls it at a time (the backend thread, or a caller blocked for the call's
+    answer: Capabilities::anyThread). Hints are published on the C client's completion
+    thread.
 */
 
 using namespace std::chrono;
@@ -376,7 +377,13 @@ QSimbaZookeeperLeaseBackend::Options QSimbaZookeeperLeaseBackend::options() cons
 
 QSimbaLeaseBackend::Capabilities QSimbaZookeeperLeaseBackend::capabilities() const
 {
-    return {true, true, true};
+    Capabilities caps{true, true, true};
+    // The C client's handle is multi-threaded, its connection state and the hints are under
+    // mutexes, the rest is used only inside a call: any thread may call, one call at a time.
+    // Every call (connecting included) ends within the timeout (QSimbaZookeeperConnection::Call).
+    caps.anyThread = true;
+    caps.callBound = d->zk.timeout();
+    return caps;
 }
 
 QString QSimbaZookeeperLeaseBackend::describe() const

@@ -10,7 +10,8 @@
 /*
  * A backend that forwards every call to another one and records its latency, failure,
  * acquire attempts and hints in a QSimbaBackendMetrics. QSimba wraps its backend in one.
- * Used like the backend it wraps: from the backend thread, one call at a time.
+ * Used like the backend it wraps: one call at a time, from the backend thread or a caller
+ * that runs its call (it declares what the wrapped backend declares).
  */
 class QSimbaInstrumentedLeaseBackend final : public QSimbaLeaseBackend
 {

@@ -137,6 +137,16 @@ class tst_Locks : public QObject
         });
     }
 
+    //! A client of the store through a ThreadRecordingBackend; 30 s leases, so that no
+    //! keepAlive falls into the few milliseconds of a test's cycles.
+    std::unique_ptr<QSimba> recordingClient(std::shared_ptr<ThreadRecordingBackend::Shared> shared)
+    {
+        return QSimba::builder()
+            .backend(std::make_unique<ThreadRecordingBackend>(store, std::move(shared)))
+            .config(QSimbaConfig::builder().leaseDuration(30s).build())
+            .build();
+    }
+
     //! Records the engine inputs of the clients built while it lives (the trace replays
     //! their run, see tests/simulation/inputtrace.h), for a failure report.
     struct TraceRecorder
@@ -190,11 +200,7 @@ private Q_SLOTS:
         QFETCH(bool, anyThread);
         auto shared = std::make_shared<ThreadRecordingBackend::Shared>();
         shared->anyThread = anyThread;
-        // 30 s leases: no keepAlive falls into the few milliseconds of the cycles.
-        auto simba = QSimba::builder()
-                         .backend(std::make_unique<ThreadRecordingBackend>(store, shared))
-                         .config(QSimbaConfig::builder().leaseDuration(30s).build())
-                         .build();
+        auto simba = recordingClient(shared);
         auto *lock = simba->lock(QStringLiteral("caller-runs"));
         lock->acquire(10s).close(); // the session is open and the backend idle after it
         for (int i = 0; i < 3; ++i) {
@@ -236,10 +242,7 @@ private Q_SLOTS:
                 shared->gate.release();
         };
         const auto forget = qScopeGuard([] { QSimbaPrivate::inputObserverForTests = nullptr; });
-        auto simba = QSimba::builder()
-                         .backend(std::make_unique<ThreadRecordingBackend>(store, shared))
-                         .config(QSimbaConfig::builder().leaseDuration(30s).build())
-                         .build();
+        auto simba = recordingClient(shared);
         auto first = simba->lock(QStringLiteral("first"))->acquireAsync(10s);
         QVERIFY(shared->inside.tryAcquire(1, 10000)); // the backend thread is in its acquire
         auto *second = simba->lock(QStringLiteral("second"));
@@ -259,10 +262,7 @@ private Q_SLOTS:
     {
         auto shared = std::make_shared<ThreadRecordingBackend::Shared>();
         shared->callBound = std::chrono::hours(1); // longer than the timeout and the lease
-        auto simba = QSimba::builder()
-                         .backend(std::make_unique<ThreadRecordingBackend>(store, shared))
-                         .config(QSimbaConfig::builder().leaseDuration(30s).build())
-                         .build();
+        auto simba = recordingClient(shared);
         auto *lock = simba->lock(QStringLiteral("bounded"));
         lock->acquire(10s).close();
         for (int i = 0; i < 2; ++i)
