@@ -284,12 +284,13 @@ void QSimbaConformanceTest::callsDoNotWaitForLeases()
 
 void QSimbaConformanceTest::remainingComesFromBackendClock()
 {
-    // The holder's session asks for a lease 1.5 s longer than the fixture's (a backend may
-    // grant less, up to its maximum): a test thread starved on a loaded machine while half
-    // the fixture's lease passes must not see the holder expire (it did once, with the
-    // fixture's lease), while the remaining lease is still checked against the time passed.
+    // The holder's and the asker's sessions ask for a lease 1.5 s longer than the fixture's
+    // (a backend may grant less, up to its maximum): a test thread starved on a loaded
+    // machine while half the fixture's lease passes must not see them expire (it did once,
+    // with the fixture's lease: the asker's acquire threw), while the remaining lease is
+    // still checked against the time passed.
     const milliseconds lease = d->fx.lease + 1500ms;
-    const auto s1 = d->open(*d->backend, lease), s2 = d->open();
+    const auto s1 = d->open(*d->backend, lease), s2 = d->open(*d->backend, lease);
     const auto n = d->name("a");
     d->grant(s1, n);
     const auto first = d->acquireOne(s2, n);
@@ -304,7 +305,7 @@ void QSimbaConformanceTest::remainingComesFromBackendClock()
     // keepAlive answers the lease granted, measured from its own call, and a holder's
     // remaining lease follows it (a session of the fixture's lease: some backends cannot
     // change a session's lease once opened).
-    const auto s3 = d->open(), s4 = d->open();
+    const auto s3 = d->open(), s4 = d->open(*d->backend, lease);
     const auto m = d->name("b");
     d->grant(s3, m);
     d->fx.elapse(half);
