@@ -256,6 +256,24 @@ private Q_SLOTS:
         QVERIFY(first.takeResult().isValid());
     }
 
+    // A call the caller ran and that failed is answered like one the backend thread ran: the
+    // engine tries again (on the backend thread, the caller's one call taken), and the
+    // acquire still returns the lock.
+    void aFailedCallRunByTheCallerIsRetriedAsBefore()
+    {
+        auto shared = std::make_shared<ThreadRecordingBackend::Shared>();
+        auto simba = recordingClient(shared);
+        auto *lock = simba->lock(QStringLiteral("retried"));
+        lock->acquire(10s).close();
+        QSimbaMemoryLeaseBackend(store).failNext(1);
+        QSimbaLockTerm term = lock->acquire(10s);
+        QVERIFY(term.isValid());
+        const auto acquires = shared->threadsOf(QStringLiteral("acquire(retried)"));
+        QCOMPARE(acquires.size(), 3);
+        QCOMPARE(acquires[1], QThread::currentThread()); // the one that failed
+        QCOMPARE(acquires[2]->objectName(), QStringLiteral("simba-backend"));
+    }
+
     // A call runs on its caller only if the backend's bound for one call ends by the caller's
     // deadline: a caller never waits past its timeout for a call it runs itself.
     void callerRunsOnlyWithinTheCallersTimeout()
