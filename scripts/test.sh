@@ -71,7 +71,8 @@ run_pass() {
   rm -f "$failed_log"
   local names
   names=$(IFS='|'; echo "${first_failed[*]}")
-  (cd "$dir" && ctest --output-on-failure -R "^(${names})\$" "$@") || true
+  # The names last: CTest keeps the last -R, and the pass's own arguments may hold one.
+  (cd "$dir" && ctest --output-on-failure "$@" -R "^(${names})\$") || true
   local still=()
   if [ -f "$failed_log" ]; then
     mapfile -t still < <(cut -d: -f2 "$failed_log")
