@@ -96,11 +96,14 @@ run_pass() {
 # Every build compiles each folder of a library or program as one unity source
 # (cmake/QSimbaHelpers.cmake, qsimba_unity_build): about half the CPU time of its sources.
 unity=-DQSIMBA_UNITY_BUILD=ON
-"$root/scripts/build.sh" build "$unity"
-phase "normal build done"
+# Each build.sh checks the packages again; installed once here, before two builds run.
+"$root/scripts/bootstrap.sh"
 
-# The AddressSanitizer build compiles in the background, at the lowest priority, while the
-# normal pass runs; the ThreadSanitizer build then while the asan pass runs.
+# The AddressSanitizer build compiles in the background, at the lowest priority, from the
+# start: beside the normal build it takes only the CPU time that build leaves idle (CMake's
+# configure, the serial steps before and after the precompiled header, links), then the time
+# the normal pass's tests leave idle while they wait on servers and timers. The
+# ThreadSanitizer build then compiles while the asan pass runs.
 # The asan pass's longest tests wait on servers, leases and injected faults rather than
 # compute: the asan build makes their programs first, and they run (the pass "asan-long")
 # while it compiles the rest; the other tests then run in the pass "asan". A test not named
@@ -147,6 +150,9 @@ asan_build() {
   cmake --build "$root/build-asan"
 }
 in_background asan asan_build
+
+"$root/scripts/build.sh" build "$unity"
+phase "normal build done"
 
 run_pass normal "$root/build" "$@"
 
