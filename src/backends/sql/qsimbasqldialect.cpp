@@ -142,6 +142,8 @@ QString QSimbaSqlDialect::createVersionTable() const
 
 QStringList QSimbaSqlDialect::migration(int from) const
 {
+    if (from == 1)
+        return routines();
     if (from != 0)
         return {};
     const bool mysql = m_options.driver == Driver::MySql;
@@ -170,6 +172,100 @@ QStringList QSimbaSqlDialect::migration(int from) const
         ddl.append(QStringLiteral("CREATE INDEX IF NOT EXISTS %1 ON %2 (session)").arg(memberIndex, members()));
     }
     return ddl;
+}
+
+/*
+ * acquire as one routine: the version row's lock (the prefix lock every locked call takes),
+ * the version check, the caller's session, the rows of names never used, the take of each
+ * free name (free: no holder, or a holder whose session is not live), then the rows as they
+ * are now, all inside the server and one transaction. The SQL is the client-side path's
+ * (SQLite's), statement by statement. READ COMMITTED: each statement after the lock takes a
+ * snapshot of its own (PL/pgSQL runs a VOLATILE function's statements each with a new one;
+ * InnoDB reads each with a new read view), so it sees every call that held the lock before
+ * (tst_sqlpostgres, tst_sqlmariadb: routineReadsAfterTheLock).
+ */
+QStringList QSimbaSqlDialect::routines() const
+{
+    const QString prefix = m_options.tablePrefix;
+    switch (m_options.driver) {
+    case Driver::Sqlite: return {};
+    case Driver::Postgres:
+        return {QStringLiteral(
+                    "CREATE OR REPLACE FUNCTION %1acquire(p_version INTEGER, p_session VARCHAR, p_names VARCHAR) "
+                    "RETURNS TABLE (o_version INTEGER, o_name VARCHAR, o_holder VARCHAR, o_token BIGINT, "
+                    "o_holder_remaining BIGINT, o_caller_remaining BIGINT) "
+                    "LANGUAGE plpgsql VOLATILE AS $qsimba$\n"
+                    "DECLARE\n"
+                    "  found_version INTEGER;\n"
+                    "  wanted VARCHAR[] := string_to_array(p_names, ',');\n"
+                    "  caller BIGINT;\n"
+                    "BEGIN\n"
+                    "  SELECT v.version INTO found_version FROM %1schema_version v WHERE v.id = 1 FOR UPDATE;\n"
+                    "  IF found_version IS DISTINCT FROM p_version THEN\n"
+                    "    RETURN QUERY SELECT COALESCE(found_version, 0), NULL::VARCHAR, NULL::VARCHAR, NULL::BIGINT, "
+                    "NULL::BIGINT, NULL::BIGINT;\n"
+                    "    RETURN;\n"
+                    "  END IF;\n"
+                    "  SELECT c.expires_at - %2 INTO caller FROM %1sessions c WHERE c.id = p_session;\n"
+                    "  IF caller > 0 THEN\n"
+                    "    INSERT INTO %1leases (name, holder, token) SELECT n, NULL, 0 FROM unnest(wanted) n "
+                    "ON CONFLICT DO NOTHING;\n"
+                    "    UPDATE %1leases l SET holder = p_session, token = l.token + 1 WHERE l.name = ANY (wanted) "
+                    "AND (l.holder IS NULL OR (l.holder <> p_session AND NOT EXISTS (SELECT 1 FROM %1sessions s "
+                    "WHERE s.id = l.holder AND s.expires_at > %2)));\n"
+                    "  END IF;\n"
+                    "  RETURN QUERY SELECT p_version, l.name, l.holder, l.token, s.expires_at - %2, caller "
+                    "FROM %1leases l LEFT JOIN %1sessions s ON s.id = l.holder WHERE l.name = ANY (wanted);\n"
+                    "END\n"
+                    "$qsimba$")
+                    .arg(prefix, now())};
+    case Driver::MySql: {
+        const QString ascii = QStringLiteral("CHARACTER SET ascii COLLATE ascii_bin");
+        return {QStringLiteral("DROP PROCEDURE IF EXISTS %1acquire").arg(prefix),
+                QStringLiteral(
+                    "CREATE PROCEDURE %1acquire(IN p_version INT, IN p_session VARCHAR(128) %3, IN p_names TEXT %3) "
+                    "MODIFIES SQL DATA SQL SECURITY INVOKER\n"
+                    "BEGIN\n"
+                    "  DECLARE found_version INT DEFAULT NULL;\n"
+                    "  DECLARE caller BIGINT DEFAULT NULL;\n"
+                    "  DECLARE rest TEXT %3 DEFAULT p_names;\n"
+                    "  DECLARE wanted VARCHAR(128) %3;\n"
+                    "  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;\n"
+                    "  START TRANSACTION;\n"
+                    "  SELECT version INTO found_version FROM %1schema_version WHERE id = 1 FOR UPDATE;\n"
+                    "  IF found_version IS NULL OR found_version <> p_version THEN\n"
+                    "    ROLLBACK;\n"
+                    "    SELECT COALESCE(found_version, 0), NULL, NULL, NULL, NULL, NULL;\n"
+                    "  ELSE\n"
+                    "    SET caller = (SELECT expires_at - %2 FROM %1sessions WHERE id = p_session);\n"
+                    "    IF caller > 0 THEN\n"
+                    "      REPEAT\n"
+                    "        SET wanted = SUBSTRING_INDEX(rest, ',', 1);\n"
+                    "        SET rest = SUBSTRING(rest, CHAR_LENGTH(wanted) + 2);\n"
+                    "        IF NOT EXISTS (SELECT 1 FROM %1leases WHERE name = wanted) THEN\n"
+                    "          INSERT IGNORE INTO %1leases (name, holder, token) VALUES (wanted, NULL, 0);\n"
+                    "        END IF;\n"
+                    "        UPDATE %1leases l SET l.holder = p_session, l.token = l.token + 1 WHERE l.name = wanted "
+                    "AND (l.holder IS NULL OR (l.holder <> p_session AND NOT EXISTS (SELECT 1 FROM %1sessions s "
+                    "WHERE s.id = l.holder AND s.expires_at > %2)));\n"
+                    "        SELECT p_version, l.name, l.holder, l.token, s.expires_at - %2, caller FROM %1leases l "
+                    "LEFT JOIN %1sessions s ON s.id = l.holder WHERE l.name = wanted;\n"
+                    "      UNTIL rest = '' END REPEAT;\n"
+                    "    END IF;\n"
+                    "    COMMIT;\n"
+                    "  END IF;\n"
+                    "END")
+                    .arg(prefix, now(), ascii)};
+    }
+    }
+    return {};
+}
+
+QString QSimbaSqlDialect::acquireCall() const
+{
+    if (m_options.driver == Driver::MySql)
+        return QStringLiteral("CALL %1acquire(?, ?, ?)").arg(m_options.tablePrefix);
+    return QStringLiteral("SELECT * FROM %1acquire(?, ?, ?)").arg(m_options.tablePrefix);
 }
 
 void QSimbaSqlDialect::configure(QSqlDatabase &db) const

@@ -58,6 +58,8 @@ private Q_SLOTS:
     void lostConnectionIsReopened();
     void lockWaitIsBounded();
     void leastPrivilegeRoleRunsEveryCall();
+    void routineReadsAfterTheLock();
+    void olderSchemaIsMigrated();
     void frozenServerFailsEveryCallInBoundedTime();
     void blackHoledServerFailsEveryCallInBoundedTime();
     void resetConnectionsFailFastAndRecover();

@@ -42,8 +42,8 @@ protected:
     quint16 serverPort() const override { return m_server.port(); }
     QString lockWaitersQuery() const override
     {
-        // Statements running (here: waiting for a row) inside a call's transaction.
-        return QStringLiteral("SELECT count(*) FROM information_schema.processlist WHERE info LIKE 'INSERT IGNORE INTO %' OR info LIKE 'UPDATE %'");
+        // Transactions waiting for a row lock (a statement of a call, or of the acquire routine).
+        return QStringLiteral("SELECT count(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'");
     }
     QString adminValue(const QString &sql) const override
     {

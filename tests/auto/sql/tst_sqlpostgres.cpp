@@ -184,8 +184,8 @@ private Q_SLOTS:
         const auto s = b->openSession(10s).id;
         QVERIFY(admin(QStringLiteral("UPDATE %1schema_version SET version = 9").arg(prefix)));
         QString message = SqlTest::backendError([&] { b->acquire(s, {a}); });
-        QVERIFY2(message.contains(QLatin1String("version 9, newer than version 1")), qPrintable(message));
-        QVERIFY(admin(QStringLiteral("UPDATE %1schema_version SET version = 1").arg(prefix)));
+        QVERIFY2(message.contains(QStringLiteral("version 9, newer than version %1").arg(QSimbaSqlLeaseBackend::SchemaVersion)), qPrintable(message));
+        QVERIFY(admin(QStringLiteral("UPDATE %1schema_version SET version = %2").arg(prefix).arg(QSimbaSqlLeaseBackend::SchemaVersion)));
         // SELECT … FOR UPDATE needs the UPDATE privilege.
         QVERIFY(admin(QStringLiteral("REVOKE UPDATE ON %1schema_version FROM %2").arg(prefix, m_server.user())));
         message = SqlTest::backendError([&] { b->acquire(s, {a}); });
