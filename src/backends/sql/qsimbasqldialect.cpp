@@ -176,13 +176,17 @@ QStringList QSimbaSqlDialect::migration(int from) const
 
 /*
  * acquire as one routine: the version row's lock (the prefix lock every locked call takes),
- * the version check, the caller's session, the rows of names never used, the take of each
- * free name (free: no holder, or a holder whose session is not live), then the rows as they
- * are now, all inside the server and one transaction. The SQL is the client-side path's
- * (SQLite's), statement by statement. READ COMMITTED: each statement after the lock takes a
- * snapshot of its own (PL/pgSQL runs a VOLATILE function's statements each with a new one;
- * InnoDB reads each with a new read view), so it sees every call that held the lock before
- * (tst_sqlpostgres, tst_sqlmariadb: routineReadsAfterTheLock).
+ * the version check, the caller's session, the rows of names never used, then the read of
+ * the names and the take of the free ones (free: no holder, or a holder whose session is not
+ * live), all inside the server and one transaction, answering the state it decided on. A
+ * release commits without the prefix lock, so the answer must not come from a read after
+ * the take (it could see a name freed after the take skipped it): PostgreSQL reads and takes
+ * in one statement (WITH r AS (read), t AS (UPDATE … FROM r) SELECT …), MySQL locks each
+ * name's row (FOR UPDATE) before it reads and takes it, so a release waits for the commit.
+ * READ COMMITTED: each statement after the lock takes a snapshot of its own (PL/pgSQL runs a
+ * VOLATILE function's statements each with a new one; InnoDB reads each with a new read
+ * view), so it sees every call that held the lock before (tst_sqlpostgres, tst_sqlmariadb:
+ * routineReadsAfterTheLock).
  */
 QStringList QSimbaSqlDialect::routines() const
 {
@@ -210,12 +214,15 @@ QStringList QSimbaSqlDialect::routines() const
                     "  IF caller > 0 THEN\n"
                     "    INSERT INTO %1leases (name, holder, token) SELECT n, NULL, 0 FROM unnest(wanted) n "
                     "ON CONFLICT DO NOTHING;\n"
-                    "    UPDATE %1leases l SET holder = p_session, token = l.token + 1 WHERE l.name = ANY (wanted) "
-                    "AND (l.holder IS NULL OR (l.holder <> p_session AND NOT EXISTS (SELECT 1 FROM %1sessions s "
-                    "WHERE s.id = l.holder AND s.expires_at > %2)));\n"
                     "  END IF;\n"
-                    "  RETURN QUERY SELECT p_version, l.name, l.holder, l.token, s.expires_at - %2, caller "
-                    "FROM %1leases l LEFT JOIN %1sessions s ON s.id = l.holder WHERE l.name = ANY (wanted);\n"
+                    "  RETURN QUERY WITH r AS (SELECT l.name, l.holder, l.token, s.expires_at - %2 AS remaining "
+                    "FROM %1leases l LEFT JOIN %1sessions s ON s.id = l.holder WHERE l.name = ANY (wanted)), "
+                    "t AS (UPDATE %1leases l SET holder = p_session, token = l.token + 1 FROM r WHERE caller > 0 "
+                    "AND l.name = r.name AND (r.holder IS NULL OR (r.holder <> p_session AND COALESCE(r.remaining, 0) "
+                    "<= 0)) RETURNING l.name, l.token) "
+                    "SELECT p_version, r.name, CASE WHEN t.name IS NULL THEN r.holder ELSE p_session END, "
+                    "COALESCE(t.token, r.token), CASE WHEN t.name IS NULL THEN r.remaining ELSE caller END, caller "
+                    "FROM r LEFT JOIN t ON t.name = r.name;\n"
                     "END\n"
                     "$qsimba$")
                     .arg(prefix, now())};
@@ -230,6 +237,8 @@ QStringList QSimbaSqlDialect::routines() const
                     "  DECLARE caller BIGINT DEFAULT NULL;\n"
                     "  DECLARE rest TEXT %3 DEFAULT p_names;\n"
                     "  DECLARE wanted VARCHAR(128) %3;\n"
+                    "  DECLARE found INT DEFAULT NULL;\n"
+                    "  DECLARE CONTINUE HANDLER FOR NOT FOUND SET found = NULL;\n"
                     "  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;\n"
                     "  START TRANSACTION;\n"
                     "  SELECT version INTO found_version FROM %1schema_version WHERE id = 1 FOR UPDATE;\n"
@@ -242,7 +251,9 @@ QStringList QSimbaSqlDialect::routines() const
                     "      REPEAT\n"
                     "        SET wanted = SUBSTRING_INDEX(rest, ',', 1);\n"
                     "        SET rest = SUBSTRING(rest, CHAR_LENGTH(wanted) + 2);\n"
-                    "        IF NOT EXISTS (SELECT 1 FROM %1leases WHERE name = wanted) THEN\n"
+                    "        SET found = NULL;\n"
+                    "        SELECT 1 INTO found FROM %1leases WHERE name = wanted FOR UPDATE;\n"
+                    "        IF found IS NULL THEN\n"
                     "          INSERT IGNORE INTO %1leases (name, holder, token) VALUES (wanted, NULL, 0);\n"
                     "        END IF;\n"
                     "        UPDATE %1leases l SET l.holder = p_session, l.token = l.token + 1 WHERE l.name = wanted "

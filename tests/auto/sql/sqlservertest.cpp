@@ -399,9 +399,14 @@ void SqlServerTest::pausedClientCannotStallThePrefix()
     const auto b = Backend::fromUrl(url(QStringLiteral("prefix=%1&statementTimeout=1s").arg(prefix)));
     const auto s = b->openSession(60s).id;
     const auto x = QSimbaLeaseName::of(QStringLiteral("x"));
-    b->release(s, {{x, b->acquire(s, {x}).value(x).token}}); // the row of x exists, free
+    // An acquire is one statement (the routine): a client stopped during it does not hold the
+    // version row, the server finishes and commits it. openSession is several statements: its
+    // sweep frees the leases of expired sessions — here x, held by a session left to expire.
+    const auto expiring = b->openSession(1s).id;
+    QVERIFY(b->acquire(expiring, {x}).value(x).isGranted);
+    QTRY_VERIFY_WITH_TIMEOUT(b->inspect().leases.isEmpty(), 10000); // its holder expired (not swept yet)
 
-    // The test holds x's row, so the contender's acquire waits inside its transaction.
+    // The test holds x's row, so the contender's openSession waits inside its transaction.
     RawConnection raw(Backend::optionsFromUrl(url(query)));
     QVERIFY(raw.exec(QStringLiteral("BEGIN")));
     QVERIFY(raw.exec(QStringLiteral("SELECT name FROM %1leases WHERE name = 'x' FOR UPDATE").arg(prefix)));
