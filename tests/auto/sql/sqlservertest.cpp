@@ -10,6 +10,7 @@
 #include "tcpproxy.h"
 #include "testserver.h"
 
+#include <QtCore/QCryptographicHash>
 #include <QtCore/QDir>
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QProcess>
@@ -173,6 +174,32 @@ void SqlServerTest::routineReadsAfterTheLock()
     } catch (const QSimbaError &e) {
         QFAIL(qPrintable(e.message()));
     }
+}
+
+// The acquire routine of the least-privilege DDL in docs/backend-sql.md is, character for
+// character, the one the backend creates (its body, the prefix aside).
+void SqlServerTest::documentedRoutineIsTheBackendsOwn()
+{
+    const QString prefix = newPrefix();
+    const auto b = Backend::fromUrl(url(QStringLiteral("prefix=") + prefix));
+    b->openSession(1s);
+    const bool postgres = ddlName() == QLatin1String("postgresql");
+    const QString ddl = documentedDdl(ddlName());
+    // PostgreSQL: what stands between the dollar quotes; MySQL: BEGIN … END.
+    const QString open = postgres ? QStringLiteral("AS $qsimba$") : QStringLiteral("SQL SECURITY INVOKER\n");
+    const QString close = postgres ? QStringLiteral("$qsimba$;") : QStringLiteral(" //");
+    const qsizetype start = ddl.indexOf(open);
+    const qsizetype end = ddl.indexOf(close, start + open.size());
+    QVERIFY2(start >= 0 && end > start, "no acquire routine in the documented DDL");
+    QString body = ddl.mid(start + open.size(), end - start - open.size());
+    body.replace(QLatin1String("simba_"), prefix);
+    const QString md5 = QString::fromLatin1(QCryptographicHash::hash(body.toUtf8(), QCryptographicHash::Md5).toHex());
+    const QString query = postgres
+        ? QStringLiteral("SELECT md5(prosrc) FROM pg_proc WHERE proname = '%1acquire'").arg(prefix)
+        : QStringLiteral("SELECT MD5(ROUTINE_DEFINITION) FROM information_schema.ROUTINES WHERE ROUTINE_NAME = "
+                         "'%1acquire'")
+              .arg(prefix);
+    QCOMPARE(adminValue(query), md5);
 }
 
 // Schema version 1 (the same tables, no routines) is migrated by the first client that

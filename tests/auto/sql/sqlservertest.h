@@ -59,6 +59,7 @@ private Q_SLOTS:
     void lockWaitIsBounded();
     void leastPrivilegeRoleRunsEveryCall();
     void routineReadsAfterTheLock();
+    void documentedRoutineIsTheBackendsOwn();
     void olderSchemaIsMigrated();
     void frozenServerFailsEveryCallInBoundedTime();
     void blackHoledServerFailsEveryCallInBoundedTime();
