@@ -332,6 +332,10 @@ auto QSimbaSqlConnection::autocommit(Statement &&statement) -> decltype(statemen
 
 QSimbaSqlConnection::Rows QSimbaSqlConnection::single(const QString &sql, const QVariantList &binds, int *affected)
 {
+    // MySQL: inlined, as Qt 6.4's QMYSQL resets a prepared statement (COM_STMT_RESET, a round
+    // trip of its own) before every execution; a text query is one round trip.
+    if (m_options.driver == Driver::MySql)
+        return autocommit([&] { return exec(inlined(sql, binds), {}, affected); });
     return autocommit([&] { return exec(sql, binds, affected); });
 }
 

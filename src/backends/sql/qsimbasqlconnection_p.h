@@ -59,6 +59,7 @@ public:
     auto call(Body &&body) -> decltype(body());
     //! Runs \a sql alone, in autocommit (one round trip: the statement is its own
     //! transaction, without the version row's lock), with the reconnect-once rule of call().
+    //! On MySQL the binds are inlined as literals: only names, session ids and numbers.
     Rows single(const QString &sql, const QVariantList &binds = {}, int *affected = nullptr);
     //! Runs \a sql, one autocommit statement that calls a server-side routine answering rows
     //! led by the schema version (QSimbaSqlDialect::acquireCall()), like single(); answers
