@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // A contending process for tst_sqlcontention (not a test by itself):
-//   qsimba_sqlcontender URL NAME RUN_MS LEASE_MS SEED
-// Contends for lease NAME through the SPI for RUN_MS, timing its session as the engine does,
+//   qsimba_sqlcontender URL NAME RUN_MS LEASE_MS SEED [MIN_TERMS]
+// Contends for lease NAME through the SPI for RUN_MS — and on, for up to 20 s more, until it
+// has held MIN_TERMS terms (0 by default), so that a starved machine still sees contention —
+// timing its session as the engine does,
 // and prints each term it held as "HELD <start> <end> <token>" in CLOCK_MONOTONIC
 // nanoseconds (one clock for every process of the host). A term starts when the Granted
 // answer arrives and ends at its release or at the session's local deadline
@@ -84,13 +86,16 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (args.size() != 6) {
-        QTextStream(stderr) << "usage: qsimba_sqlcontender URL NAME RUN_MS LEASE_MS SEED\n";
+    if (args.size() != 6 && args.size() != 7) {
+        QTextStream(stderr) << "usage: qsimba_sqlcontender URL NAME RUN_MS LEASE_MS SEED [MIN_TERMS]\n";
         return 2;
     }
     const auto backend = QSimbaSqlLeaseBackend::fromUrl(QUrl(args.at(1)));
     const auto name = QSimbaLeaseName::of(args.at(2));
     const qint64 end = monotonicNs() + args.at(3).toLongLong() * 1'000'000;
+    const qint64 hardEnd = end + 20'000'000'000;
+    const int minTerms = args.size() == 7 ? args.at(6).toInt() : 0;
+    int held = 0;
     const milliseconds lease(args.at(4).toLongLong());
     std::mt19937 random(args.at(5).toUInt());
     const auto between = [&](int lowMs, int highMs) {
@@ -105,12 +110,14 @@ int main(int argc, char **argv)
     qint64 deadline = 0, nextKeepAlive = 0, nextTry = 0;
     int errors = 0;
     const auto endTerm = [&](qint64 at) {
-        if (term && std::min(at, deadline) > term->start)
+        if (term && std::min(at, deadline) > term->start) {
             out << "HELD " << term->start << ' ' << std::min(at, deadline) << ' ' << term->token << '\n';
+            ++held;
+        }
         term.reset();
     };
 
-    while (monotonicNs() < end) {
+    while (monotonicNs() < end || (held < minTerms && monotonicNs() < hardEnd)) {
         try {
             if (!session) {
                 const qint64 sent = monotonicNs();
