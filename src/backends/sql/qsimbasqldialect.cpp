@@ -316,8 +316,8 @@ void QSimbaSqlDialect::configure(QSqlDatabase &db) const
     }
     case Driver::MySql: {
         // Connector/C's read and write timeouts bound each network wait; the watchdog bounds the call.
-        // Qt's QMYSQL always connects with CLIENT_MULTI_STATEMENTS: a call's BEGIN, lock and
-        // first read go as one script.
+        // Qt's QMYSQL always connects with CLIENT_MULTI_STATEMENTS (and so multiple results):
+        // the acquire procedure's CALL answers a result set per name.
         QString options = QStringLiteral("MYSQL_OPT_CONNECT_TIMEOUT=%1;MYSQL_OPT_READ_TIMEOUT=%2;"
                                          "MYSQL_OPT_WRITE_TIMEOUT=%2;CLIENT_FOUND_ROWS")
                               .arg(ceilSeconds(m_options.connectTimeout))

@@ -174,9 +174,9 @@ private Q_SLOTS:
         QVERIFY2(worst < 200'000'000, qPrintable(QStringLiteral("%1 ns").arg(worst)));
     }
 
-    // An acquire sends BEGIN and the version row's lock as one script, then the version with
-    // its read: a newer schema, and a lock that fails (its error hidden by that script), are
-    // still reported by the acquire, naming the cause, and grant nothing.
+    // An acquire is one call of the prefix's routine, which checks the version after its lock:
+    // a newer schema, and a lock that fails (here: no privilege), are reported by the
+    // acquire, naming the cause, and grant nothing.
     void acquireReportsTheVersionAndALockThatFailed()
     {
         const QString prefix = newPrefix();
