@@ -349,7 +349,10 @@ QStringList QSimbaSqlDialect::connectionSetup(bool mariaDb) const
         return {QStringLiteral("PRAGMA journal_mode=WAL")};
     case Driver::Postgres:
         // A client stopped inside a call must not hold the version row for long.
+        // READ COMMITTED whatever the server's or role's default: the acquire routine's reads
+        // must each see what committed before its lock was granted.
         return {QStringLiteral("SET client_min_messages = warning"), // no NOTICE for IF NOT EXISTS
+                QStringLiteral("SET default_transaction_isolation = 'read committed'"),
                 QStringLiteral("SET statement_timeout = %1").arg(ms), QStringLiteral("SET lock_timeout = %1").arg(ms),
                 QStringLiteral("SET idle_in_transaction_session_timeout = %1").arg(ms)};
     case Driver::MySql: {

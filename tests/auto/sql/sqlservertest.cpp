@@ -151,6 +151,11 @@ void SqlServerTest::lockWaitIsBounded()
 // reads shared the snapshot of its call would not find the name: no answer for it.)
 void SqlServerTest::routineReadsAfterTheLock()
 {
+    checkRoutineReadsAfterTheLock();
+}
+
+void SqlServerTest::checkRoutineReadsAfterTheLock()
+{
     const QString prefix = newPrefix();
     const QUrl u = url(QStringLiteral("prefix=%1&statementTimeout=20s").arg(prefix));
     const auto b = Backend::fromUrl(u);

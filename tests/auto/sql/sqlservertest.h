@@ -51,6 +51,9 @@ protected:
 
     const QSimbaLeaseName a = QSimbaLeaseName::of(QStringLiteral("a"));
 
+    //! The body of routineReadsAfterTheLock(), for a subclass to run under other settings.
+    void checkRoutineReadsAfterTheLock();
+
 private Q_SLOTS:
     void wrongPasswordIsABackendError();
     void unreachableServerFailsInBoundedTime();

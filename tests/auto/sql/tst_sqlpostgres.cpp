@@ -177,6 +177,19 @@ private Q_SLOTS:
     // An acquire is one call of the prefix's routine, which checks the version after its lock:
     // a newer schema, and a lock that fails (here: no privilege), are reported by the
     // acquire, naming the cause, and grant nothing.
+    // The role's default isolation is REPEATABLE READ (as a server's could be): the backend's
+    // sessions still run READ COMMITTED, which the acquire routine needs — with one snapshot
+    // for the whole call it fails with "could not serialize access due to concurrent update".
+    void repeatableReadDefaultIsOverridden()
+    {
+        QVERIFY(admin(QStringLiteral("ALTER ROLE %1 SET default_transaction_isolation = 'repeatable read'")
+                          .arg(m_server.user())));
+        const auto reset = qScopeGuard([&] {
+            admin(QStringLiteral("ALTER ROLE %1 RESET default_transaction_isolation").arg(m_server.user()));
+        });
+        checkRoutineReadsAfterTheLock();
+    }
+
     void acquireReportsTheVersionAndALockThatFailed()
     {
         const QString prefix = newPrefix();
