@@ -47,6 +47,12 @@ struct QSimbaConformanceTest::Private
         return grant.id;
     }
     QSimbaSessionId open() { return open(*backend, fx.lease); }
+    // For the tests that do not let time pass: a lease that outlasts a test thread starved
+    // on a loaded machine (a backend may grant less, up to its maximum), so that no session
+    // expires under them — an expired session's call throws, which ends the test program.
+    milliseconds longLease() const { return fx.lease + 5s; }
+    QSimbaSessionId openLong(Backend &b) { return open(b, longLease()); }
+    QSimbaSessionId openLong() { return openLong(*backend); }
 
     Backend::AcquireResult acquireOne(Backend &b, const QSimbaSessionId &s, const QSimbaLeaseName &n)
     {
@@ -126,7 +132,7 @@ void QSimbaConformanceTest::sessionIdsAreNeverReused()
 {
     QSet<QSimbaSessionId> ids;
     for (int i = 0; i < 5; ++i) {
-        const auto id = d->open();
+        const auto id = d->openLong();
         QVERIFY(!ids.contains(id));
         ids.insert(id);
         d->backend->closeSession(id);
@@ -134,7 +140,7 @@ void QSimbaConformanceTest::sessionIdsAreNeverReused()
     // A new instance on the same storage does not hand out an old id either.
     auto other = d->fx.factory();
     for (int i = 0; i < 5; ++i) {
-        const auto id = d->open(*other, d->fx.lease);
+        const auto id = d->openLong(*other);
         QVERIFY(!ids.contains(id));
         ids.insert(id);
     }
@@ -142,7 +148,7 @@ void QSimbaConformanceTest::sessionIdsAreNeverReused()
 
 void QSimbaConformanceTest::grantedTokenIsPositive()
 {
-    const auto s = d->open();
+    const auto s = d->openLong();
     const auto r = d->acquireOne(s, d->name("a"));
     QVERIFY(r.isGranted);
     QVERIFY(r.token > 0);
@@ -150,7 +156,7 @@ void QSimbaConformanceTest::grantedTokenIsPositive()
 
 void QSimbaConformanceTest::acquireByHolderKeepsToken()
 {
-    const auto s = d->open();
+    const auto s = d->openLong();
     const auto n = d->name("a");
     const qint64 t = d->grant(s, n);
     const auto again = d->acquireOne(s, n);
@@ -160,7 +166,7 @@ void QSimbaConformanceTest::acquireByHolderKeepsToken()
 
 void QSimbaConformanceTest::heldByNamesHolderAndToken()
 {
-    const auto s1 = d->open(), s2 = d->open();
+    const auto s1 = d->openLong(), s2 = d->openLong();
     const auto n = d->name("a");
     const qint64 t = d->grant(s1, n);
     const auto r = d->acquireOne(s2, n);
@@ -169,13 +175,13 @@ void QSimbaConformanceTest::heldByNamesHolderAndToken()
     QCOMPARE(r.token, t);
     if (r.holderRemaining) {
         QVERIFY(*r.holderRemaining > 0ms);
-        QVERIFY(*r.holderRemaining <= d->fx.lease);
+        QVERIFY(*r.holderRemaining <= d->longLease());
     }
 }
 
 void QSimbaConformanceTest::batchAcquireAnswersEveryName()
 {
-    const auto s1 = d->open(), s2 = d->open();
+    const auto s1 = d->openLong(), s2 = d->openLong();
     const auto held = d->name("held");
     const qint64 t = d->grant(s1, held);
     QSet<QSimbaLeaseName> names{held};
@@ -198,7 +204,7 @@ void QSimbaConformanceTest::batchAcquireAnswersEveryName()
 
 void QSimbaConformanceTest::tokensIncreaseAcrossRelease()
 {
-    const auto s1 = d->open(), s2 = d->open();
+    const auto s1 = d->openLong(), s2 = d->openLong();
     const auto n = d->name("a");
     qint64 last = 0;
     for (int i = 0; i < 6; ++i) {
@@ -228,7 +234,7 @@ void QSimbaConformanceTest::tokensIncreaseAcrossInstances()
     qint64 last = 0;
     for (int i = 0; i < 3; ++i) {
         auto b = d->fx.factory();
-        const auto s = d->open(*b, d->fx.lease);
+        const auto s = d->openLong(*b);
         const auto r = d->acquireOne(*b, s, n);
         QVERIFY(r.isGranted);
         QVERIFY(r.token > last);
@@ -242,15 +248,15 @@ void QSimbaConformanceTest::noLocalLeaseState()
 {
     auto a = d->fx.factory(), b = d->fx.factory();
     const auto n = d->name("a");
-    const auto s1 = d->open(*a, d->fx.lease);
-    const auto s2 = d->open(*b, d->fx.lease);
+    const auto s1 = d->openLong(*a);
+    const auto s2 = d->openLong(*b);
     const auto r1 = d->acquireOne(*a, s1, n);
     QVERIFY(r1.isGranted);
     // Another instance sees the lease and keeps the session alive with what it owns.
     const auto r2 = d->acquireOne(*b, s2, n);
     QVERIFY(!r2.isGranted);
     QCOMPARE(r2.holder, s1);
-    const auto k = b->keepAlive(s1, d->fx.lease, {});
+    const auto k = b->keepAlive(s1, d->longLease(), {});
     QVERIFY(k.isLive);
     QVERIFY(k.owned.contains(n));
     // Released through one instance, granted through the other.
@@ -284,13 +290,12 @@ void QSimbaConformanceTest::callsDoNotWaitForLeases()
 
 void QSimbaConformanceTest::remainingComesFromBackendClock()
 {
-    // The holder's and the asker's sessions ask for a lease 1.5 s longer than the fixture's
-    // (a backend may grant less, up to its maximum): a test thread starved on a loaded
-    // machine while half the fixture's lease passes must not see them expire (it did once,
-    // with the fixture's lease: the asker's acquire threw), while the remaining lease is
-    // still checked against the time passed.
-    const milliseconds lease = d->fx.lease + 1500ms;
-    const auto s1 = d->open(*d->backend, lease), s2 = d->open(*d->backend, lease);
+    // The holder's and the asker's sessions take the long lease: a test thread starved on a
+    // loaded machine while half the fixture's lease passes must not see them expire (it did
+    // once, with the fixture's lease: the asker's acquire threw), while the remaining lease
+    // is still checked against the time passed.
+    const milliseconds lease = d->longLease();
+    const auto s1 = d->openLong(), s2 = d->openLong();
     const auto n = d->name("a");
     d->grant(s1, n);
     const auto first = d->acquireOne(s2, n);
@@ -305,7 +310,7 @@ void QSimbaConformanceTest::remainingComesFromBackendClock()
     // keepAlive answers the lease granted, measured from its own call, and a holder's
     // remaining lease follows it (a session of the fixture's lease: some backends cannot
     // change a session's lease once opened).
-    const auto s3 = d->open(), s4 = d->open(*d->backend, lease);
+    const auto s3 = d->open(), s4 = d->openLong();
     const auto m = d->name("b");
     d->grant(s3, m);
     d->fx.elapse(half);
@@ -365,13 +370,13 @@ void QSimbaConformanceTest::expiredSessionIsNeverRevived()
 
 void QSimbaConformanceTest::closedSessionIsNeverRevived()
 {
-    const auto s1 = d->open(), s2 = d->open();
+    const auto s1 = d->openLong(), s2 = d->openLong();
     const auto n = d->name("a");
     const auto g = d->group("g");
     const qint64 t = d->grant(s1, n);
     d->backend->join(s1, g);
     d->backend->closeSession(s1);
-    QVERIFY(!d->backend->keepAlive(s1, d->fx.lease, {n}).isLive);
+    QVERIFY(!d->backend->keepAlive(s1, d->longLease(), {n}).isLive);
     QVERIFY_THROWS_EXCEPTION(QSimbaSessionExpiredError, d->backend->acquire(s1, {n}));
     QVERIFY(d->backend->members(g).isEmpty());
     const auto r = d->acquireOne(s2, n);
@@ -382,14 +387,14 @@ void QSimbaConformanceTest::closedSessionIsNeverRevived()
 
 void QSimbaConformanceTest::keepAliveReportsEveryOwnedLease()
 {
-    const auto s = d->open(), other = d->open();
+    const auto s = d->openLong(), other = d->openLong();
     const auto a = d->name("a"), b = d->name("b"), c = d->name("c");
     d->grant(s, a);
     d->grant(s, b);
     d->grant(other, c);
-    QCOMPARE(d->backend->keepAlive(s, d->fx.lease, {}).owned, (QSet<QSimbaLeaseName>{a, b}));
-    QCOMPARE(d->backend->keepAlive(s, d->fx.lease, {a, c}).owned, (QSet<QSimbaLeaseName>{a, b}));
-    QCOMPARE(d->backend->keepAlive(other, d->fx.lease, {a}).owned, QSet<QSimbaLeaseName>{c});
+    QCOMPARE(d->backend->keepAlive(s, d->longLease(), {}).owned, (QSet<QSimbaLeaseName>{a, b}));
+    QCOMPARE(d->backend->keepAlive(s, d->longLease(), {a, c}).owned, (QSet<QSimbaLeaseName>{a, b}));
+    QCOMPARE(d->backend->keepAlive(other, d->longLease(), {a}).owned, QSet<QSimbaLeaseName>{c});
 }
 
 void QSimbaConformanceTest::ownedLeaseLastsAsLongAsSession()
@@ -423,7 +428,7 @@ void QSimbaConformanceTest::rejectsInvalidInput_data()
 void QSimbaConformanceTest::rejectsInvalidInput()
 {
     QFETCH(QString, call);
-    const auto s = d->open();
+    const auto s = d->openLong();
     auto &b = *d->backend;
     const auto attempt = [&] {
         if (call == QLatin1String("openSession 0ms")) {
@@ -449,13 +454,13 @@ void QSimbaConformanceTest::rejectsInvalidInput()
     };
     QVERIFY_THROWS_EXCEPTION(QSimbaInvalidArgumentError, attempt());
     // The session is untouched by the rejected call.
-    QVERIFY(b.keepAlive(s, d->fx.lease, {}).isLive);
-    QVERIFY(b.keepAlive(s, d->fx.lease, {}).owned.isEmpty());
+    QVERIFY(b.keepAlive(s, d->longLease(), {}).isLive);
+    QVERIFY(b.keepAlive(s, d->longLease(), {}).owned.isEmpty());
 }
 
 void QSimbaConformanceTest::acceptsFullBatch()
 {
-    const auto s = d->open();
+    const auto s = d->openLong();
     QSet<QSimbaLeaseName> names;
     for (int i = 0; i < Backend::MaxBatch; ++i)
         names.insert(QSimbaLeaseName::of(d->name("n").toString() + QString::number(i)));
@@ -463,7 +468,7 @@ void QSimbaConformanceTest::acceptsFullBatch()
     QCOMPARE(results.size(), Backend::MaxBatch);
     for (const auto &r : results)
         QVERIFY(r.isGranted);
-    QCOMPARE(d->backend->keepAlive(s, d->fx.lease, {}).owned, names);
+    QCOMPARE(d->backend->keepAlive(s, d->longLease(), {}).owned, names);
 }
 
 void QSimbaConformanceTest::staleReleaseIsNoop()
@@ -489,11 +494,11 @@ void QSimbaConformanceTest::staleReleaseIsNoop()
 
 void QSimbaConformanceTest::releaseFreesLease()
 {
-    const auto s1 = d->open(), s2 = d->open();
+    const auto s1 = d->openLong(), s2 = d->openLong();
     const auto a = d->name("a"), b = d->name("b");
     const qint64 ta = d->grant(s1, a), tb = d->grant(s1, b);
     d->backend->release(s1, {{a, ta}, {b, tb}});
-    QVERIFY(d->backend->keepAlive(s1, d->fx.lease, {a, b}).owned.isEmpty());
+    QVERIFY(d->backend->keepAlive(s1, d->longLease(), {a, b}).owned.isEmpty());
     const auto r = d->backend->acquire(s2, {a, b});
     QVERIFY(r[a].isGranted && r[a].token > ta);
     QVERIFY(r[b].isGranted && r[b].token > tb);
@@ -504,8 +509,7 @@ void QSimbaConformanceTest::releaseFreesLease()
 void QSimbaConformanceTest::membersAreLiveSessions()
 {
     const auto g = d->group("g");
-    const milliseconds longer = d->fx.lease + 1500ms;
-    const auto s1 = d->open(*d->backend, longer), s2 = d->open();
+    const auto s1 = d->openLong(), s2 = d->open();
     QVERIFY(d->backend->members(g).isEmpty());
     d->backend->join(s1, g);
     d->backend->join(s2, g);
@@ -517,12 +521,12 @@ void QSimbaConformanceTest::membersAreLiveSessions()
     QCOMPARE(d->backend->members(g), QList<QSimbaSessionId>{s2});
     d->backend->join(s1, g);
     // s2 stops keeping alive: it leaves the group with its session. s1, renewed every third of
-    // the fixture's lease with a lease 1.5 s longer, stays: a test thread starved on a loaded
+    // the fixture's lease with the long lease, stays: a test thread starved on a loaded
     // machine must not let it expire too (it did once, with the fixture's lease).
     const milliseconds step = d->fx.lease / 3;
     for (milliseconds passed{0}; passed <= d->fx.lease + d->fx.tolerance; passed += step) {
         d->fx.elapse(step);
-        QVERIFY(d->backend->keepAlive(s1, longer, {}).isLive);
+        QVERIFY(d->backend->keepAlive(s1, d->longLease(), {}).isLive);
     }
     QCOMPARE(d->backend->members(g), QList<QSimbaSessionId>{s1});
 }
@@ -585,7 +589,7 @@ void QSimbaConformanceTest::hintsArriveWhenAdvertised()
 void QSimbaConformanceTest::lostHintsChangeNoOutcome()
 {
     // Nobody listens: every outcome follows from the calls alone.
-    const auto s1 = d->open(), s2 = d->open();
+    const auto s1 = d->openLong(), s2 = d->openLong();
     const auto n = d->name("a");
     const auto g = d->group("g");
     const qint64 t = d->grant(s1, n);
@@ -606,7 +610,7 @@ void QSimbaConformanceTest::inspectionShowsState()
         QVERIFY_THROWS_EXCEPTION(QSimbaIllegalStateError, d->backend->inspect());
         return;
     }
-    const auto s = d->open();
+    const auto s = d->openLong();
     const auto n = d->name("a");
     const auto g = d->group("g");
     const qint64 t = d->grant(s, n);
