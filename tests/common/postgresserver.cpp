@@ -18,8 +18,10 @@ QString postgresBin()
 
 QStringList asPostgres(const QString &program, const QStringList &args)
 {
+    // --pdeathsig: a change of user clears the parent-death signal TestServer::launch sets,
+    // so setpriv sets it again after the change.
     return QStringList{QStringLiteral("--reuid=postgres"), QStringLiteral("--regid=postgres"),
-                       QStringLiteral("--init-groups"), program}
+                       QStringLiteral("--init-groups"), QStringLiteral("--pdeathsig=KILL"), program}
            + args;
 }
 } // namespace

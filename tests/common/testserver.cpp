@@ -5,6 +5,10 @@
 #include <QtCore/QFile>
 #include <QtNetwork/QTcpServer>
 
+#include <csignal>
+#include <sys/prctl.h>
+#include <unistd.h>
+
 
 TestServer::TestServer(const QString &name)
     : m_name(name), m_dir(QDir::tempPath() + QStringLiteral("/qsimba-") + name + QStringLiteral("-XXXXXX")),
@@ -100,6 +104,16 @@ bool TestServer::launch(const QString &program, const QStringList &args, const s
     m_process = std::make_unique<QProcess>();
     m_process->setProcessChannelMode(QProcess::MergedChannels);
     m_process->setStandardOutputFile(dir() + QLatin1Char('/') + m_name + QStringLiteral(".log"));
+    // The server dies with the test: a test program that crashed or was killed (a timeout)
+    // runs no destructor, and its server would stay behind. (The signal comes when the
+    // thread that started the server ends: every fixture starts its servers on the test's
+    // main thread.)
+    const pid_t parent = ::getpid();
+    m_process->setChildProcessModifier([parent] {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent)
+            ::_exit(1); // the test ended before the line above
+    });
     m_process->start(program, args);
     if (!m_process->waitForStarted(10000))
         return fail(QStringLiteral("cannot start %1: %2").arg(program, m_process->errorString()));

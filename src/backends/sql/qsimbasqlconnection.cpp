@@ -312,13 +312,14 @@ void QSimbaSqlConnection::createOrMigrate()
     }
 }
 
-QSimbaSqlConnection::Rows QSimbaSqlConnection::single(const QString &sql, const QVariantList &binds, int *affected)
+template<typename Statement>
+auto QSimbaSqlConnection::autocommit(Statement &&statement) -> decltype(statement())
 {
     checkThread();
     for (int attempt = 0;; ++attempt) {
         const bool reused = ensureOpen();
         try {
-            return exec(sql, binds, affected);
+            return statement();
         } catch (const QSimbaBackendError &e) {
             // Lost before the statement ran, or with it: an autocommit statement either
             // committed or not, and every single statement here is safe to run again.
@@ -327,6 +328,36 @@ QSimbaSqlConnection::Rows QSimbaSqlConnection::single(const QString &sql, const 
             throw;
         }
     }
+}
+
+QSimbaSqlConnection::Rows QSimbaSqlConnection::single(const QString &sql, const QVariantList &binds, int *affected)
+{
+    // MySQL: inlined, as Qt 6.4's QMYSQL resets a prepared statement (COM_STMT_RESET, a round
+    // trip of its own) before every execution; a text query is one round trip.
+    if (m_options.driver == Driver::MySql)
+        return autocommit([&] { return exec(inlined(sql, binds), {}, affected); });
+    return autocommit([&] { return exec(sql, binds, affected); });
+}
+
+QSimbaSqlConnection::Rows QSimbaSqlConnection::routine(const QString &sql, const QVariantList &binds)
+{
+    // MySQL: a CALL answers a result set per SELECT the procedure ran, which Qt 6.4's QMYSQL
+    // reads only from a statement it did not prepare: the values go inlined as literals
+    // (names, session ids and numbers only). PostgreSQL: prepared once per connection.
+    const QList<Rows> sets = autocommit([&] {
+        return m_options.driver == Driver::MySql ? execAll(inlined(sql, binds)) : QList<Rows>{exec(sql, binds)};
+    });
+    Rows rows;
+    for (const Rows &set : sets) {
+        for (const QVariantList &row : set) {
+            if (row.value(1).isNull()) { // the version found, not the expected one
+                checkVersion(row.value(0).toInt());
+                continue;
+            }
+            rows.append(row.mid(1));
+        }
+    }
+    return rows;
 }
 
 bool QSimbaSqlConnection::reopenAfter(const QSimbaBackendError &e, bool reused, int attempt)
@@ -363,81 +394,6 @@ QString QSimbaSqlConnection::inlined(const QString &sql, const QVariantList &bin
         }
     }
     return out;
-}
-
-QSimbaSqlConnection::Rows QSimbaSqlConnection::beginLockedReading(const QString &read, const QVariantList &binds)
-{
-    if (!read.isEmpty() && m_options.driver == Driver::Postgres)
-        return beginLockedReadingPostgres(read, binds);
-    if (read.isEmpty() || !fuses()) {
-        beginLocked();
-        return read.isEmpty() ? Rows() : exec(read, binds);
-    }
-    // One round trip: BEGIN, the version row's lock, then the read in a statement of its own
-    // (so it reads after the lock was granted): two result sets.
-    const QStringList begin = m_dialect.beginLocked();
-    const QList<Rows> sets = execAll(begin.join(QStringLiteral("; ")) + QStringLiteral("; ") + inlined(read, binds));
-    if (sets.size() != 2)
-        throw QSimbaBackendError(QStringLiteral("%1: a call's first script answered %2 result sets, expected 2")
-                                     .arg(m_description)
-                                     .arg(sets.size()));
-    checkVersion(sets.first().isEmpty() ? 0 : sets.first().first().value(0).toInt());
-    return sets.last();
-}
-
-/*
- * PostgreSQL: two round trips instead of three. BEGIN and the version row's lock go as one
- * script: QPSQL waits for the whole script's results (so for the lock) and answers the first
- * (BEGIN's); a lock that failed leaves the transaction aborted, which the next statement
- * reports (tst_sqlpostgres::acquireReportsTheVersionAndALockThatFailed). The version is read with
- * the read, in a statement of its own after the lock was granted (READ COMMITTED: a snapshot
- * taken then sees every call that held the lock before): one row per row read, each led by
- * the version and a marker, or one row of the version alone when the read found none. A
- * failure runs the statements again one at a time, for the error of the one that failed.
- */
-QSimbaSqlConnection::Rows QSimbaSqlConnection::beginLockedReadingPostgres(const QString &read, const QVariantList &binds)
-{
-    exec(m_dialect.beginLocked().join(QStringLiteral("; ")));
-    Rows led;
-    try {
-        // A read that leads with the version and the marker itself (a statement with a
-        // data-modifying WITH cannot be a subquery): run as it is.
-        led = exec(read.startsWith(VersionLedRead) ? read
-                                                   : QStringLiteral("SELECT v.version, r.* FROM (SELECT version FROM ")
-                           + m_dialect.versionTable()
-                           + QStringLiteral(" WHERE id = 1) v LEFT JOIN (SELECT 1 AS qsimba_read, q.* FROM (") + read
-                           + QStringLiteral(") q) r ON TRUE"),
-                   binds);
-    } catch (const QSimbaBackendError &) {
-        if (m_lost || m_aborted)
-            throw;
-        // The lock failed (the read then finds the transaction aborted) or the read did: once
-        // more one statement at a time, so that the error names its cause.
-        rollback();
-        beginLocked();
-        if (read.startsWith(VersionLedRead))
-            led = exec(read, binds);
-        else
-            return exec(read, binds);
-    }
-    checkVersion(led.isEmpty() || led.first().value(0).isNull() ? 0 : led.first().value(0).toInt());
-    Rows rows;
-    for (const auto &row : led)
-        if (!row.value(1).isNull())
-            rows.append(row.mid(2));
-    return rows;
-}
-
-void QSimbaSqlConnection::commitWith(const QString &write, const QVariantList &binds)
-{
-    if (write.isEmpty()) {
-        exec(QStringLiteral("COMMIT"));
-    } else if (fuses()) {
-        exec(inlined(write, binds) + QStringLiteral("; COMMIT"));
-    } else {
-        exec(write, binds);
-        exec(QStringLiteral("COMMIT"));
-    }
 }
 
 void QSimbaSqlConnection::beginLocked()

@@ -57,18 +57,21 @@ public:
     //! at the start of the call is reopened and the call retried once; nothing was done before.
     template<typename Body>
     auto call(Body &&body) -> decltype(body());
-    //! Like call(), with the transaction's first read and last write known: on MySQL/MariaDB
-    //! BEGIN, the version row's lock and \a read go as one multi-statement round trip, and the
-    //! write that \a body leaves in its \a write argument goes with the COMMIT (values inlined
-    //! as literals: only names, session ids and numbers). \a body gets the read's rows.
-    template<typename Body>
-    auto callFused(const QString &read, const QVariantList &binds, Body &&body)
-        -> decltype(body(Rows(), static_cast<QString *>(nullptr), static_cast<QVariantList *>(nullptr)));
     //! Runs \a sql alone, in autocommit (one round trip: the statement is its own
     //! transaction, without the version row's lock), with the reconnect-once rule of call().
+    //! On MySQL the binds are inlined as literals: only names, session ids and numbers.
     Rows single(const QString &sql, const QVariantList &binds = {}, int *affected = nullptr);
+    //! Runs \a sql, one autocommit statement that calls a server-side routine answering rows
+    //! led by the schema version (QSimbaSqlDialect::acquireCall()), like single(); answers
+    //! the rows of every result set without that column, and throws when the routine found
+    //! another schema version.
+    Rows routine(const QString &sql, const QVariantList &binds);
 
 private:
+    //! Runs \a statement (one autocommit statement) on the open connection, reconnecting and
+    //! running it once more when a kept connection turns out to be lost.
+    template<typename Statement>
+    auto autocommit(Statement &&statement) -> decltype(statement());
     void checkThread();
     bool ensureOpen();
     void setUp(bool mariaDb);
@@ -83,24 +86,8 @@ private:
     //! run once more on a new one (a kept connection found lost, not aborted).
     bool reopenAfter(const QSimbaBackendError &e, bool reused, int attempt);
     void checkVersion(int version) const;
-    //! Whether a script of several statements goes as one round trip with its last result
-    //! and every error answered: MySQL/MariaDB (Qt's QMYSQL sets CLIENT_MULTI_STATEMENTS). Not PostgreSQL:
-    //! Qt 6.4's QPSQL answers a script's first result only. Not SQLite: no round trips.
-    bool fuses() const { return m_options.driver == Driver::MySql; }
     //! \a sql with each ? replaced by the literal of its bind.
     QString inlined(const QString &sql, const QVariantList &binds) const;
-    Rows beginLockedReading(const QString &read, const QVariantList &binds);
-    Rows beginLockedReadingPostgres(const QString &read, const QVariantList &binds);
-
-public:
-    //! PostgreSQL: a callFused() read that starts with this (\c{WITH qsimba_version AS (SELECT
-    //! version FROM <version table> WHERE id = 1), …}) answers the version as its first column
-    //! and a non-NULL marker as its second on every row, and one row with a NULL marker when
-    //! it read nothing; it may then write (a data-modifying WITH), within the call's lock.
-    static constexpr QLatin1String VersionLedRead{"WITH qsimba_version AS "};
-
-private:
-    void commitWith(const QString &write, const QVariantList &binds);
     [[noreturn]] void fail(const QString &what, const QSqlError &error);
     QSimbaBackendError newerSchema(int found) const;
 
@@ -119,34 +106,24 @@ private:
 template<typename Body>
 auto QSimbaSqlConnection::call(Body &&body) -> decltype(body())
 {
-    return callFused(QString(), {}, [&](Rows, QString *, QVariantList *) { return body(); });
-}
-
-template<typename Body>
-auto QSimbaSqlConnection::callFused(const QString &read, const QVariantList &binds, Body &&body)
-    -> decltype(body(Rows(), static_cast<QString *>(nullptr), static_cast<QVariantList *>(nullptr)))
-{
     checkThread();
     for (int attempt = 0;; ++attempt) {
         const bool reused = ensureOpen();
-        Rows rows;
         try {
-            rows = beginLockedReading(read, binds);
+            beginLocked();
         } catch (const QSimbaBackendError &e) {
             if (reopenAfter(e, reused, attempt))
                 continue;
             throw;
         }
         try {
-            QString write;
-            QVariantList writeBinds;
-            if constexpr (std::is_void_v<decltype(body(std::move(rows), &write, &writeBinds))>) {
-                body(std::move(rows), &write, &writeBinds);
-                commitWith(write, writeBinds);
+            if constexpr (std::is_void_v<decltype(body())>) {
+                body();
+                exec(QStringLiteral("COMMIT"));
                 return;
             } else {
-                auto result = body(std::move(rows), &write, &writeBinds);
-                commitWith(write, writeBinds);
+                auto result = body();
+                exec(QStringLiteral("COMMIT"));
                 return result;
             }
         } catch (const QSimbaBackendError &) {

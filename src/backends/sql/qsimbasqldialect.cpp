@@ -142,6 +142,8 @@ QString QSimbaSqlDialect::createVersionTable() const
 
 QStringList QSimbaSqlDialect::migration(int from) const
 {
+    if (from == 1)
+        return routines();
     if (from != 0)
         return {};
     const bool mysql = m_options.driver == Driver::MySql;
@@ -170,6 +172,117 @@ QStringList QSimbaSqlDialect::migration(int from) const
         ddl.append(QStringLiteral("CREATE INDEX IF NOT EXISTS %1 ON %2 (session)").arg(memberIndex, members()));
     }
     return ddl;
+}
+
+/*
+ * acquire as one routine: the version row's lock (the prefix lock every locked call takes),
+ * the version check, the caller's session, the rows of names never used, then the read of
+ * the names and the take of the free ones (free: no holder, or a holder whose session is not
+ * live), all inside the server and one transaction, answering the state it decided on. A
+ * release commits without the prefix lock, so the answer must not come from a read after
+ * the take (it could see a name freed after the take skipped it): PostgreSQL reads and takes
+ * in one statement (WITH r AS (read), t AS (UPDATE … FROM r) SELECT …), MySQL locks each
+ * name's row (FOR UPDATE) before it reads and takes it, so a release waits for the commit.
+ * READ COMMITTED: each statement after the lock takes a snapshot of its own (PL/pgSQL runs a
+ * VOLATILE function's statements each with a new one; InnoDB reads each with a new read
+ * view), so it sees every call that held the lock before (tst_sqlpostgres, tst_sqlmariadb:
+ * routineReadsAfterTheLock).
+ */
+QStringList QSimbaSqlDialect::routines() const
+{
+    const QString prefix = m_options.tablePrefix;
+    switch (m_options.driver) {
+    case Driver::Sqlite: return {};
+    case Driver::Postgres:
+        return {QStringLiteral(
+                    "CREATE OR REPLACE FUNCTION %1acquire(p_version INTEGER, p_session VARCHAR, p_names VARCHAR) "
+                    "RETURNS TABLE (o_version INTEGER, o_name VARCHAR, o_holder VARCHAR, o_token BIGINT, "
+                    "o_holder_remaining BIGINT, o_caller_remaining BIGINT) "
+                    "LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $qsimba$\n"
+                    "DECLARE\n"
+                    "  found_version INTEGER;\n"
+                    "  wanted VARCHAR[] := string_to_array(p_names, ',');\n"
+                    "  caller BIGINT;\n"
+                    "BEGIN\n"
+                    "  SELECT v.version INTO found_version FROM %1schema_version v WHERE v.id = 1 FOR UPDATE;\n"
+                    "  IF found_version IS DISTINCT FROM p_version THEN\n"
+                    "    RETURN QUERY SELECT COALESCE(found_version, 0), NULL::VARCHAR, NULL::VARCHAR, NULL::BIGINT, "
+                    "NULL::BIGINT, NULL::BIGINT;\n"
+                    "    RETURN;\n"
+                    "  END IF;\n"
+                    "  SELECT c.expires_at - %2 INTO caller FROM %1sessions c WHERE c.id = p_session;\n"
+                    "  IF caller > 0 THEN\n"
+                    "    INSERT INTO %1leases (name, holder, token) SELECT n, NULL, 0 FROM unnest(wanted) n "
+                    "ON CONFLICT DO NOTHING;\n"
+                    "  END IF;\n"
+                    "  RETURN QUERY WITH r AS (SELECT l.name, l.holder, l.token, (SELECT s.expires_at FROM %1sessions s "
+                    "WHERE s.id = l.holder) - %2 AS remaining FROM %1leases l WHERE l.name = ANY (wanted)), "
+                    "t AS (UPDATE %1leases l SET holder = p_session, token = l.token + 1 WHERE caller > 0 AND l.name "
+                    "= ANY (ARRAY(SELECT r.name FROM r WHERE r.holder IS NULL OR (r.holder <> p_session AND "
+                    "COALESCE(r.remaining, 0) <= 0))) RETURNING l.name, l.token) "
+                    "SELECT p_version, r.name, CASE WHEN t.name IS NULL THEN r.holder ELSE p_session END, "
+                    "COALESCE(t.token, r.token), CASE WHEN t.name IS NULL THEN r.remaining ELSE caller END, caller "
+                    "FROM r LEFT JOIN t ON t.name = r.name;\n"
+                    "END\n"
+                    "$qsimba$")
+                    .arg(prefix, now())};
+    case Driver::MySql: {
+        const QString ascii = QStringLiteral("CHARACTER SET ascii COLLATE ascii_bin");
+        return {QStringLiteral("DROP PROCEDURE IF EXISTS %1acquire").arg(prefix),
+                QStringLiteral(
+                    "CREATE PROCEDURE %1acquire(IN p_version INT, IN p_session VARCHAR(128) %3, IN p_names TEXT %3) "
+                    "MODIFIES SQL DATA SQL SECURITY INVOKER\n"
+                    "BEGIN\n"
+                    "  DECLARE found_version INT DEFAULT NULL;\n"
+                    "  DECLARE caller BIGINT DEFAULT NULL;\n"
+                    "  DECLARE rest TEXT %3 DEFAULT p_names;\n"
+                    "  DECLARE wanted VARCHAR(128) %3;\n"
+                    "  DECLARE found INT DEFAULT NULL;\n"
+                    "  DECLARE held VARCHAR(128) %3 DEFAULT NULL;\n"
+                    "  DECLARE counter BIGINT DEFAULT NULL;\n"
+                    "  DECLARE remaining BIGINT DEFAULT NULL;\n"
+                    "  DECLARE CONTINUE HANDLER FOR NOT FOUND SET found = NULL;\n"
+                    "  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;\n"
+                    "  START TRANSACTION;\n"
+                    "  SELECT version INTO found_version FROM %1schema_version WHERE id = 1 FOR UPDATE;\n"
+                    "  IF found_version IS NULL OR found_version <> p_version THEN\n"
+                    "    ROLLBACK;\n"
+                    "    SELECT COALESCE(found_version, 0), NULL, NULL, NULL, NULL, NULL;\n"
+                    "  ELSE\n"
+                    "    SET caller = (SELECT expires_at - %2 FROM %1sessions WHERE id = p_session);\n"
+                    "    IF caller > 0 THEN\n"
+                    "      REPEAT\n"
+                    "        SET wanted = SUBSTRING_INDEX(rest, ',', 1);\n"
+                    "        SET rest = SUBSTRING(rest, CHAR_LENGTH(wanted) + 2);\n"
+                    "        SET found = NULL, held = NULL, counter = NULL;\n"
+                    "        SELECT 1, holder, token INTO found, held, counter FROM %1leases WHERE name = wanted "
+                    "FOR UPDATE;\n"
+                    "        IF found IS NULL THEN\n"
+                    "          INSERT INTO %1leases (name, holder, token) VALUES (wanted, NULL, 0);\n"
+                    "          SET counter = 0;\n"
+                    "        END IF;\n"
+                    "        SET remaining = (SELECT expires_at - %2 FROM %1sessions WHERE id = held);\n"
+                    "        IF held IS NULL OR (held <> p_session AND COALESCE(remaining, 0) <= 0) THEN\n"
+                    "          UPDATE %1leases SET holder = p_session, token = token + 1 WHERE name = wanted;\n"
+                    "          SET held = p_session, counter = counter + 1, remaining = caller;\n"
+                    "        END IF;\n"
+                    "        SELECT p_version, wanted, held, counter, remaining, caller;\n"
+                    "      UNTIL rest = '' END REPEAT;\n"
+                    "    END IF;\n"
+                    "    COMMIT;\n"
+                    "  END IF;\n"
+                    "END")
+                    .arg(prefix, now(), ascii)};
+    }
+    }
+    return {};
+}
+
+QString QSimbaSqlDialect::acquireCall() const
+{
+    if (m_options.driver == Driver::MySql)
+        return QStringLiteral("CALL %1acquire(?, ?, ?)").arg(m_options.tablePrefix);
+    return QStringLiteral("SELECT * FROM %1acquire(?, ?, ?)").arg(m_options.tablePrefix);
 }
 
 void QSimbaSqlDialect::configure(QSqlDatabase &db) const
@@ -203,8 +316,8 @@ void QSimbaSqlDialect::configure(QSqlDatabase &db) const
     }
     case Driver::MySql: {
         // Connector/C's read and write timeouts bound each network wait; the watchdog bounds the call.
-        // Qt's QMYSQL always connects with CLIENT_MULTI_STATEMENTS: a call's BEGIN, lock and
-        // first read go as one script.
+        // Qt's QMYSQL always connects with CLIENT_MULTI_STATEMENTS (and so multiple results):
+        // the acquire procedure's CALL answers a result set per name.
         QString options = QStringLiteral("MYSQL_OPT_CONNECT_TIMEOUT=%1;MYSQL_OPT_READ_TIMEOUT=%2;"
                                          "MYSQL_OPT_WRITE_TIMEOUT=%2;CLIENT_FOUND_ROWS")
                               .arg(ceilSeconds(m_options.connectTimeout))
@@ -236,7 +349,10 @@ QStringList QSimbaSqlDialect::connectionSetup(bool mariaDb) const
         return {QStringLiteral("PRAGMA journal_mode=WAL")};
     case Driver::Postgres:
         // A client stopped inside a call must not hold the version row for long.
+        // READ COMMITTED whatever the server's or role's default: the acquire routine's reads
+        // must each see what committed before its lock was granted.
         return {QStringLiteral("SET client_min_messages = warning"), // no NOTICE for IF NOT EXISTS
+                QStringLiteral("SET default_transaction_isolation = 'read committed'"),
                 QStringLiteral("SET statement_timeout = %1").arg(ms), QStringLiteral("SET lock_timeout = %1").arg(ms),
                 QStringLiteral("SET idle_in_transaction_session_timeout = %1").arg(ms)};
     case Driver::MySql: {

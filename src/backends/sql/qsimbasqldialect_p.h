@@ -55,8 +55,21 @@ public:
     QStringList schemaLockBegin() const;
     QStringList schemaLockEnd() const;
     QString createVersionTable() const;
-    //! The DDL of migration step \a from → \a from + 1 (0 → 1 creates the tables).
+    //! The DDL of migration step \a from → \a from + 1 (0 → 1 creates the tables, 1 → 2
+    //! the server-side routines).
     QStringList migration(int from) const;
+    //! PostgreSQL, MySQL/MariaDB: the DDL that creates (or replaces) the routines of this
+    //! prefix; SQLite has none.
+    QStringList routines() const;
+    //! Whether acquire() is one statement that calls the prefix's routine (not SQLite).
+    bool hasRoutines() const { return m_options.driver != Driver::Sqlite; }
+    //! The statement that calls the acquire routine, with three binds: the schema version
+    //! this code expects, the session, the names joined by commas. Each row answered:
+    //! version, name, holder, token, holder's remaining, caller's remaining (after the
+    //! routine took what was free); one row of the version found and NULLs when it is not
+    //! the expected one, nothing when the caller's session is not live (MySQL) or no name
+    //! exists.
+    QString acquireCall() const;
 
     //! Applies the connection parameters and timeouts to \a db (before open()).
     void configure(QSqlDatabase &db) const;

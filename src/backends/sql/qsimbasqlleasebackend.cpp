@@ -108,6 +108,12 @@ public:
     //! The number of rows \a change changed, given its result; notes SQLite's hints.
     int changed(const Rows &rows, int affected, Hint::Kind kind);
 
+    using Acquired = QHash<QSimbaLeaseName, QSimbaLeaseBackend::AcquireResult>;
+    //! PostgreSQL, MySQL/MariaDB: one autocommit statement calling the prefix's routine.
+    Acquired acquireByRoutine(const QSimbaSessionId &session, const QSet<QSimbaLeaseName> &names);
+    //! SQLite: the same steps from the client, in one locked transaction.
+    Acquired acquireLocked(const QSimbaSessionId &session, const QSet<QSimbaLeaseName> &names);
+
     // Inside a call's transaction.
     std::optional<qint64> liveRemaining(const QSimbaSessionId &session);
     int changeAndNotify(const QString &change, const QString &column, QVariantList binds, Hint::Kind kind);
@@ -172,6 +178,95 @@ int QSimbaSqlLeaseBackendPrivate::changeAndNotify(const QString &change, const Q
     int affected = 0;
     const Rows rows = exec(c.sql, c.binds, &affected);
     return changed(rows, affected, kind);
+}
+
+// The rows of acquire, as they are after it took what was free (name, holder, token,
+// holder's remaining, caller's remaining), become its answer.
+QSimbaSqlLeaseBackendPrivate::Acquired
+QSimbaSqlLeaseBackendPrivate::acquireByRoutine(const QSimbaSessionId &session, const QSet<QSimbaLeaseName> &names)
+{
+    using AcquireResult = QSimbaLeaseBackend::AcquireResult;
+    QStringList list; // names are [A-Za-z0-9._:-]: no comma
+    for (const auto &name : names)
+        list.append(name.toString());
+    // One round trip: the routine locks, reads and writes inside the server, and commits.
+    const Rows rows = connection.routine(dialect.acquireCall(),
+                                         {QSimbaSqlLeaseBackend::SchemaVersion, session.toString(),
+                                          list.join(QLatin1Char(','))});
+    if (rows.isEmpty() || rows.first().value(4).isNull() || rows.first().value(4).toLongLong() <= 0)
+        sessionExpired(session);
+    Acquired results;
+    for (const auto &row : rows) {
+        const auto name = QSimbaLeaseName::of(row.value(0).toString());
+        const QString holder = row.value(1).toString();
+        const qint64 token = row.value(2).toLongLong();
+        const qint64 holderRemaining = row.value(3).isNull() ? 0 : row.value(3).toLongLong();
+        if (holder == session.toString())
+            results.insert(name, AcquireResult::granted(token));
+        else if (!holder.isEmpty() && holderRemaining > 0)
+            results.insert(name, AcquireResult::heldBy(QSimbaSessionId::of(holder), token, Millis(holderRemaining)));
+        else // free, yet not taken by the routine that read it free: never granted
+            throw QSimbaBackendError(QStringLiteral("%1: acquire read \"%2\" as free but did not take it")
+                                         .arg(connection.description(), name.toString()));
+    }
+    if (results.size() != names.size())
+        throw QSimbaBackendError(QStringLiteral("%1: acquire of %2 names answered %3 of them")
+                                     .arg(connection.description())
+                                     .arg(names.size())
+                                     .arg(results.size()));
+    return results;
+}
+
+QSimbaSqlLeaseBackendPrivate::Acquired
+QSimbaSqlLeaseBackendPrivate::acquireLocked(const QSimbaSessionId &session, const QSet<QSimbaLeaseName> &names)
+{
+    using AcquireResult = QSimbaLeaseBackend::AcquireResult;
+    QVariantList nameBinds;
+    for (const auto &name : names)
+        nameBinds.append(name.toString());
+    // Every row with the caller's remaining lease. Every call holds the version row, so the
+    // rows read cannot change before this call commits.
+    const QString read = QStringLiteral("SELECT l.name AS name, l.holder AS holder, l.token AS token, "
+                                        "s.expires_at - %1 AS holder_remaining, "
+                                        "(SELECT c.expires_at - %1 FROM %3 c WHERE c.id = ?) AS caller_remaining "
+                                        "FROM %2 l LEFT JOIN %3 s ON s.id = l.holder WHERE l.name IN (%4)")
+                             .arg(dialect.now(), dialect.leases(), dialect.sessions(),
+                                  QSimbaSqlDialect::placeholders(int(names.size())));
+    const QVariantList readBinds = QVariantList{session.toString()} + nameBinds;
+    return call([&] {
+        Rows rows = exec(read, readBinds);
+        if (rows.size() < names.size()) {
+            // A row per name that ever existed: its token counter survives every release.
+            // Created on first use only; not live: the insert is rolled back.
+            exec(dialect.insertIgnore(dialect.leases(), QStringLiteral("name, holder, token"), QStringLiteral("?, NULL, 0"),
+                                      int(names.size())),
+                 nameBinds);
+            rows = exec(read, readBinds);
+        }
+        if (rows.isEmpty() || rows.first().value(4).isNull() || rows.first().value(4).toLongLong() <= 0)
+            sessionExpired(session);
+        Acquired results;
+        QVariantList taken{session.toString()};
+        for (const auto &row : rows) {
+            const auto name = QSimbaLeaseName::of(row.value(0).toString());
+            const QString holder = row.value(1).toString();
+            const qint64 token = row.value(2).toLongLong();
+            const qint64 holderRemaining = row.value(3).isNull() ? 0 : row.value(3).toLongLong();
+            if (holder == session.toString()) {
+                results.insert(name, AcquireResult::granted(token));
+            } else if (!holder.isEmpty() && holderRemaining > 0) {
+                results.insert(name, AcquireResult::heldBy(QSimbaSessionId::of(holder), token, Millis(holderRemaining)));
+            } else {
+                taken.append(name.toString());
+                results.insert(name, AcquireResult::granted(token + 1));
+            }
+        }
+        if (taken.size() > 1)
+            exec(QStringLiteral("UPDATE %1 SET holder = ?, token = token + 1 WHERE name IN (%2)")
+                     .arg(dialect.leases(), QSimbaSqlDialect::placeholders(int(taken.size()) - 1)),
+                 taken);
+        return results;
+    });
 }
 
 void QSimbaSqlLeaseBackendPrivate::sessionExpired(const QSimbaSessionId &session) const
@@ -348,82 +443,7 @@ QSimbaSqlLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSimba
         });
         return {};
     }
-    QVariantList nameBinds;
-    for (const auto &name : names)
-        nameBinds.append(name.toString());
-    // Every row with the caller's remaining lease. Every call holds the version row, so the
-    // rows read cannot change before this call commits.
-    const QString read = QStringLiteral("SELECT l.name AS name, l.holder AS holder, l.token AS token, "
-                                        "s.expires_at - %1 AS holder_remaining, "
-                                        "(SELECT c.expires_at - %1 FROM %3 c WHERE c.id = ?) AS caller_remaining "
-                                        "FROM %2 l LEFT JOIN %3 s ON s.id = l.holder WHERE l.name IN (%4)")
-                             .arg(d->dialect.now(), d->dialect.leases(), d->dialect.sessions(),
-                                  QSimbaSqlDialect::placeholders(int(names.size())));
-    QVariantList readBinds = QVariantList{session.toString()} + nameBinds;
-    // PostgreSQL: the read takes every free name itself (column 5: the new token), in the
-    // statement after the lock — one round trip for read and write, then COMMIT.
-    const bool takes = d->dialect.driver() == Driver::Postgres;
-    const QString statement = takes ? QString(QSimbaSqlConnection::VersionLedRead) + QStringLiteral("(SELECT version FROM ")
-            + d->dialect.versionTable() + QStringLiteral(" WHERE id = 1), r AS (") + read
-            + QStringLiteral("), t AS (UPDATE %1 l SET holder = ?, token = l.token + 1 FROM r WHERE l.name = r.name "
-                             "AND r.caller_remaining > 0 AND (r.holder IS NULL OR (r.holder <> ? "
-                             "AND COALESCE(r.holder_remaining, 0) <= 0)) RETURNING l.name AS name, l.token AS token) "
-                             "SELECT v.version, x.* FROM qsimba_version v LEFT JOIN (SELECT 1 AS qsimba_read, r.name, "
-                             "r.holder, r.token, r.holder_remaining, r.caller_remaining, t.token AS taken FROM r "
-                             "LEFT JOIN t ON t.name = r.name) x ON TRUE")
-                  .arg(d->dialect.leases())
-                                    : read;
-    if (takes)
-        readBinds << session.toString() << session.toString();
-    // Round trips on a server: BEGIN + lock + read as one, then the write + COMMIT as one.
-    const auto answer = d->connection.callFused(statement, readBinds, [&](Rows rows, QString *write, QVariantList *writeBinds) {
-        QHash<QSimbaLeaseName, AcquireResult> results;
-        if (rows.size() < names.size()) {
-            // A row per name that ever existed: its token counter survives every release.
-            // Created on first use only; not live: the insert is rolled back.
-            d->exec(d->dialect.insertIgnore(d->dialect.leases(), QStringLiteral("name, holder, token"),
-                                            QStringLiteral("?, NULL, 0"), int(names.size())),
-                    nameBinds);
-            rows = d->exec(statement, readBinds);
-            if (takes) {
-                // Led by the version and the marker (the version was checked by the first run).
-                Rows read;
-                for (const auto &row : std::as_const(rows))
-                    if (!row.value(1).isNull())
-                        read.append(row.mid(2));
-                rows = read;
-            }
-        }
-        if (rows.isEmpty() || rows.first().value(4).isNull() || rows.first().value(4).toLongLong() <= 0)
-            d->sessionExpired(session);
-        QVariantList taken{session.toString()};
-        for (const auto &row : rows) {
-            const auto name = QSimbaLeaseName::of(row.value(0).toString());
-            const QString holder = row.value(1).toString();
-            const qint64 token = row.value(2).toLongLong();
-            const qint64 holderRemaining = row.value(3).isNull() ? 0 : row.value(3).toLongLong();
-            if (takes && !row.value(5).isNull()) {
-                results.insert(name, AcquireResult::granted(row.value(5).toLongLong()));
-            } else if (holder == session.toString()) {
-                results.insert(name, AcquireResult::granted(token));
-            } else if (!holder.isEmpty() && holderRemaining > 0) {
-                results.insert(name, AcquireResult::heldBy(QSimbaSessionId::of(holder), token, Millis(holderRemaining)));
-            } else if (takes) {
-                // Free, yet not taken by the statement that read it free: never granted.
-                throw QSimbaBackendError(QStringLiteral("%1: acquire read \"%2\" as free but did not take it")
-                                             .arg(d->connection.description(), name.toString()));
-            } else {
-                taken.append(name.toString());
-                results.insert(name, AcquireResult::granted(token + 1));
-            }
-        }
-        if (taken.size() > 1) {
-            *write = QStringLiteral("UPDATE %1 SET holder = ?, token = token + 1 WHERE name IN (%2)")
-                         .arg(d->dialect.leases(), QSimbaSqlDialect::placeholders(int(taken.size()) - 1));
-            *writeBinds = taken;
-        }
-        return results;
-    });
+    const auto answer = d->dialect.hasRoutines() ? d->acquireByRoutine(session, names) : d->acquireLocked(session, names);
     if (d->dialect.driver() == Driver::MySql) {
         // What this client now waits for (its subscription reads those rows), and no longer.
         for (auto it = answer.cbegin(); it != answer.cend(); ++it) {

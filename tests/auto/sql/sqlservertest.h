@@ -51,6 +51,9 @@ protected:
 
     const QSimbaLeaseName a = QSimbaLeaseName::of(QStringLiteral("a"));
 
+    //! The body of routineReadsAfterTheLock(), for a subclass to run under other settings.
+    void checkRoutineReadsAfterTheLock();
+
 private Q_SLOTS:
     void wrongPasswordIsABackendError();
     void unreachableServerFailsInBoundedTime();
@@ -58,6 +61,9 @@ private Q_SLOTS:
     void lostConnectionIsReopened();
     void lockWaitIsBounded();
     void leastPrivilegeRoleRunsEveryCall();
+    void routineReadsAfterTheLock();
+    void documentedRoutineIsTheBackendsOwn();
+    void olderSchemaIsMigrated();
     void frozenServerFailsEveryCallInBoundedTime();
     void blackHoledServerFailsEveryCallInBoundedTime();
     void resetConnectionsFailFastAndRecover();

@@ -42,8 +42,11 @@ protected:
     quint16 serverPort() const override { return m_server.port(); }
     QString lockWaitersQuery() const override
     {
-        // Statements running (here: waiting for a row) inside a call's transaction.
-        return QStringLiteral("SELECT count(*) FROM information_schema.processlist WHERE info LIKE 'INSERT IGNORE INTO %' OR info LIKE 'UPDATE %'");
+        // Statements running (here: waiting for a row) inside a call's transaction, plus the
+        // transactions InnoDB reports waiting for a lock (the acquire routine's, inside its CALL).
+        return QStringLiteral("SELECT (SELECT count(*) FROM information_schema.processlist WHERE info LIKE 'INSERT "
+                              "IGNORE INTO %' OR info LIKE 'UPDATE %') + (SELECT count(*) FROM "
+                              "information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT')");
     }
     QString adminValue(const QString &sql) const override
     {
