@@ -66,6 +66,8 @@ run_pass() {
   local failed_log="$dir/Testing/Temporary/LastTestsFailed.log" first_failed=()
   mapfile -t first_failed < <(cut -d: -f2 "$failed_log")
   echo "== $name: running the ${#first_failed[@]} failed test(s) once more to tell flaky from failing"
+  # The rerun replaces CTest's log: the first run's is kept, to find why a flaky test failed.
+  cp "$dir/Testing/Temporary/LastTest.log" "$dir/Testing/Temporary/FirstRun-$name.log" 2>/dev/null || true
   # ctest leaves LastTestsFailed.log as it was when a run has no failure: remove it first, and
   # name the tests to run again rather than --rerun-failed, which reads it.
   rm -f "$failed_log"
