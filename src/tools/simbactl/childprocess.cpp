@@ -11,6 +11,10 @@
 
 #include <optional>
 
+#include <csignal>
+#include <sys/prctl.h>
+#include <unistd.h>
+
 /*!
     Prepares \a command (program and arguments); terminate() waits \a killAfter between
     SIGTERM and SIGKILL.
@@ -25,7 +29,10 @@ ChildProcess::ChildProcess(const QStringList &command, std::chrono::milliseconds
     connect(&m_process, &QProcess::finished, this, &ChildProcess::onFinished);
 }
 
-/*! Kills a command still running: simbactl never leaves it behind. */
+/*!
+    Kills a command still running: simbactl never leaves it behind (and a simbactl killed
+    outright takes its command with it: start() sets the command's parent-death signal).
+*/
 ChildProcess::~ChildProcess()
 {
     if (isRunning()) {
@@ -51,6 +58,14 @@ bool ChildProcess::start(const QString &lease, qint64 token)
     env.insert(QStringLiteral("SIMBA_LEASE"), lease);
     env.insert(QStringLiteral("SIMBA_TOKEN"), QString::number(token));
     m_process.setProcessEnvironment(env);
+    // Killed with simbactl: a simbactl killed by SIGKILL (or crashed) renews nothing any
+    // more, so its command must not run on as if it still held the lease.
+    const pid_t parent = ::getpid();
+    m_process.setChildProcessModifier([parent] {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent)
+            ::_exit(ExitCode::SignalBase + SIGKILL); // simbactl ended before the line above
+    });
     m_process.start(program, m_command.mid(1));
     if (!m_process.waitForStarted(-1)) {
         Console::error(QStringLiteral("%1: cannot execute: %2").arg(program, m_process.errorString()));

@@ -261,6 +261,27 @@ private Q_SLOTS:
         QVERIFY(timer.elapsed() < 5000);
     }
 
+    // A simbactl killed outright (SIGKILL: no handler runs) renews nothing any more: its
+    // command must not run on as if it held the lock.
+    void killedSimbactlTakesItsCommandWithIt()
+    {
+        Ctl ctl({QStringLiteral("lock"), QStringLiteral("orphan"), QStringLiteral("--"), QStringLiteral("sh"),
+                 QStringLiteral("-c"), QStringLiteral("echo pid $$; while :; do sleep 0.05; done")},
+                sqlite);
+        QVERIFY2(ctl.waitFor(QStringLiteral("pid ")), qPrintable(ctl.err()));
+        const auto pid = pid_t(tokenAfter(ctl.out(), QStringLiteral("pid")));
+        QVERIFY(pid > 0);
+        const auto gone = [pid] {
+            if (::kill(pid, 0) != 0)
+                return true;
+            QFile stat(QStringLiteral("/proc/%1/stat").arg(pid)); // a zombie not yet reaped is gone too
+            return stat.open(QIODevice::ReadOnly) && stat.readAll().contains(") Z ");
+        };
+        QVERIFY(!gone());
+        ctl.signal(SIGKILL);
+        QTRY_VERIFY_WITH_TIMEOUT(gone(), 10000);
+    }
+
     void lockLossTerminatesCommand_data()
     {
         QTest::addColumn<QString>("backend");
