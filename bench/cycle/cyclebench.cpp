@@ -357,6 +357,7 @@ int main(int argc, char **argv)
                 redisFree(raw);
             } else if (which == u"zookeeper") {
                 ZookeeperServer server;
+                server.setDurable(true); // a write's cost is its sync to disk
                 if (!server.start()) {
                     std::fprintf(stderr, "ZooKeeper did not start: %s\n", qPrintable(server.errorString()));
                     return 69;

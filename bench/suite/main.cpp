@@ -194,6 +194,7 @@ Server startServer(const QString &backend, const QString &tempDir)
 #ifdef QSIMBA_BENCH_ZOOKEEPER
     if (backend == QLatin1String("zookeeper")) {
         auto server = std::make_shared<ZookeeperServer>();
+        server->setDurable(true); // a write's cost is its sync to disk
         started(server, QStringLiteral("ZooKeeper"));
         s.where = server->hostPort();
         s.url = QStringLiteral("zookeeper://") + s.where + QStringLiteral("/bench");

@@ -26,7 +26,10 @@
     stream's thread); push() and the listener are thread-safe.
 */
 
-namespace {
+// Named, not anonymous: QSimbaEventStreamPrivate and the coroutine frame of next() hold
+// these types, and a class of external linkage must not hold a type of internal linkage
+// (GCC says so when the unity build compiles this file as an included one).
+namespace QSimbaEventStreamDetail {
 
 class Waiter;
 
@@ -170,7 +173,9 @@ void State::wake()
         w->resume();
 }
 
-} // namespace
+} // namespace QSimbaEventStreamDetail
+
+using namespace QSimbaEventStreamDetail;
 
 class QSimbaEventStreamPrivate
 {

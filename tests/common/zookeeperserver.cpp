@@ -50,10 +50,12 @@ bool ZookeeperServer::writeConfig()
                              "clientPortAddress=%3\n"
                              "admin.enableServer=false\n"
                              "4lw.commands.whitelist=*\n"
-                             "maxClientCnxns=0\n")
+                             "maxClientCnxns=0\n"
+                             "forceSync=%4\n")
                   .arg(data)
                   .arg(port())
                   .arg(m_address)
+                  .arg(m_durable ? QStringLiteral("yes") : QStringLiteral("no"))
                   .toUtf8());
     QFile log4j(dir() + QStringLiteral("/log4j.properties"));
     if (!log4j.open(QIODevice::WriteOnly | QIODevice::Truncate))

@@ -16,6 +16,12 @@ public:
 
     //! The address the client port listens on (default 127.0.0.1; "::1" for IPv6), before start().
     void setAddress(const QString &address) { m_address = address; }
+    //! Whether the server syncs its transaction log to disk before it answers a write
+    //! (forceSync), before start(). Off by default, as the tests' PostgreSQL runs with
+    //! fsync off: the tests need the data to outlive a restart of the process, not of the
+    //! machine, and a sync behind a build's writes to the same disk took seconds. The
+    //! benchmarks turn it on: a write's cost there is the real one.
+    void setDurable(bool durable) { m_durable = durable; }
     bool start() override;
     //! Stops the server and starts it again with the same port and data directory.
     bool restart();
@@ -32,4 +38,5 @@ private:
     bool writeConfig();
 
     QString m_address = QStringLiteral("127.0.0.1");
+    bool m_durable = false;
 };
