@@ -53,6 +53,11 @@ struct QSimbaConformanceTest::Private
     milliseconds longLease() const { return fx.lease + 5s; }
     QSimbaSessionId openLong(Backend &b) { return open(b, longLease()); }
     QSimbaSessionId openLong() { return openLong(*backend); }
+    // For the tests that renew a session while time passes, every half of the fixture's
+    // lease for two of its own: 1.5 s longer than the fixture's lease, so only a test thread
+    // starved for more than 1.5 s could see it expire, while a session whose keepAlive does
+    // not extend it still expires within the test.
+    milliseconds renewedLease() const { return fx.lease + 1500ms; }
 
     Backend::AcquireResult acquireOne(Backend &b, const QSimbaSessionId &s, const QSimbaLeaseName &n)
     {
@@ -338,11 +343,8 @@ void QSimbaConformanceTest::sessionExpiresWithoutKeepAlive()
 
 void QSimbaConformanceTest::keepAliveExtendsSession()
 {
-    // Renewed every half of the fixture's lease, a session 1.5 s longer than that lease
-    // outlives two of its own leases: only a test thread starved for more than 1.5 s could
-    // see it expire (a loaded 2-core machine starved one for over 300 ms), while the test
-    // still fails for a backend whose keepAlive does not extend the session.
-    const milliseconds lease = d->fx.lease + 1500ms;
+    // (A loaded 2-core machine starved a test thread for over 300 ms: renewedLease().)
+    const milliseconds lease = d->renewedLease();
     const auto s = d->open(*d->backend, lease);
     const auto n = d->name("a");
     const qint64 t = d->grant(s, n);
@@ -403,10 +405,9 @@ void QSimbaConformanceTest::keepAliveReportsEveryOwnedLease()
 
 void QSimbaConformanceTest::ownedLeaseLastsAsLongAsSession()
 {
-    // As in keepAliveExtendsSession: sessions 1.5 s longer than the fixture's lease, renewed
-    // every half of that, for two of their own leases — a test thread starved on a loaded
-    // machine must not let them expire (it did, at a third of the fixture's lease).
-    const milliseconds lease = d->fx.lease + 1500ms;
+    // renewedLease(): a starved test thread let a session of the fixture's lease, renewed
+    // every third of it, expire.
+    const milliseconds lease = d->renewedLease();
     const auto s = d->open(*d->backend, lease), other = d->open(*d->backend, lease);
     const auto n = d->name("a");
     const qint64 t = d->grant(s, n);

@@ -186,7 +186,7 @@ private Q_SLOTS:
         QCOMPARE(e.error(), QStringLiteral("boom"));
         QCOMPARE(e.kind(), QSimbaElection::Kind::Election);
         // The election is unaffected: still leader, and the work does not run again in the term.
-        QTest::qWait(100);
+        QTest::qWait(100); // a negative check: no signal says "it did not run again"
         QCOMPARE(task->election()->status(), QSimbaElection::Status::Leader);
         QCOMPARE(runs.load(), 1);
     }
@@ -305,7 +305,7 @@ private Q_SLOTS:
             const auto list = workEvents();
             return std::count_if(list.cbegin(), list.cend(), [](const QSimbaEvent &e) { return e.outcome() == Outcome::Failed; });
         };
-        QTest::qWait(30);
+        QTest::qWait(30); // a negative check: the fake clock has not moved, nothing may run
         QCOMPARE(count(), 0); // initial delay of 5 s not over
         ticker->advance(5s);
         QTRY_COMPARE(failures(), 1);
@@ -313,7 +313,7 @@ private Q_SLOTS:
         QTRY_COMPARE(failures(), 2);
         ticker->advance(35s); // 3 periods late: one run, the missed starts skipped
         QTRY_COMPARE(failures(), 3);
-        QTest::qWait(30);
+        QTest::qWait(30); // a negative check: no fourth run may follow
         QCOMPARE(count(), 3);
         QMutexLocker lock(&runsMutex);
         QCOMPARE(runs[0] - start, std::chrono::nanoseconds(5s));
@@ -358,7 +358,7 @@ private Q_SLOTS:
         ticker->advance(3s); // the term is 3 s old when its work starts
         letThrough.release();
         QTRY_COMPARE(task->election()->status(), QSimbaElection::Status::Leader);
-        QTest::qWait(30);
+        QTest::qWait(30); // a negative check: the fake clock has not moved, nothing may run
         QCOMPARE(ranAt.load(), qint64(0));
         ticker->advance(2s); // 5 s after the term began
         QTRY_COMPARE(ranAt.load(), (start + 5s).count());
