@@ -111,8 +111,9 @@ unity=-DQSIMBA_UNITY_BUILD=ON
 # while it compiles the rest; the other tests then run in the pass "asan". A test not named
 # here (a new one, a renamed one) runs in the pass "asan". Four tests and the fault suite's two
 # lanes (tests/fault/CMakeLists.txt): six, as many as CTest runs at a time on two cores (three
-# per core), so both lanes start at once.
-asan_long_targets="tst_sqlpostgres tst_zookeeperbackend tst_etcdconformance tst_redisbackend qsimba_faultrunner"
+# per core), so both lanes start at once. The targets are the test programs that hold them
+# (qsimba_add_test's PROGRAM, tests/CMakeLists.txt).
+asan_long_targets="tests_sql tests_zookeeper tests_etcd tests_redis qsimba_faultrunner"
 asan_long_tests="^(tst_sqlpostgres|tst_zookeeperbackend|tst_etcdconformance|tst_redisbackend|tst_fault_.*)\$"
 mkdir -p "$root/build-asan"
 background_log="$root/build-asan/sanitizer-builds.log"
@@ -171,7 +172,8 @@ phase "asan-long pass done, waiting for the asan build"
 wait_background asan
 if [ "$tsan" != 0 ]; then
   # Only the tests labelled tsan and what they link; ThreadSanitizer slows optimized code less.
-  QSIMBA_TARGETS="tst_client tst_locks tst_leadertask tst_groups tst_coro" in_background tsan \
+  # tests_runtime holds tst_client, tst_leadertask, tst_groups and tst_coro.
+  QSIMBA_TARGETS="tests_runtime tst_locks" in_background tsan \
     "$root/scripts/build.sh" build-tsan \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DQSIMBA_TSAN=ON \
     -DQSIMBA_BUILD_EXAMPLES=OFF -DQSIMBA_BUILD_QUICK=OFF -DQSIMBA_BUILD_MONITOR=OFF "$unity"

@@ -24,6 +24,7 @@
 #include <QtCore/QStandardPaths>
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 
@@ -315,5 +316,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_BackendFactory)
+QSIMBA_TEST_GUILESS_MAIN(tst_BackendFactory)
 #include "tst_backendfactory.moc"

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <QtTest/QSignalSpy>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 
@@ -292,5 +293,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(tst_Client)
+QSIMBA_TEST_MAIN(tst_Client)
 #include "tst_client.moc"

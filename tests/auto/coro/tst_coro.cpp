@@ -15,6 +15,7 @@
 #include <QtTest/QTest>
 
 #include <stdexcept>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 
@@ -524,5 +525,5 @@ private:
     }
 };
 
-QTEST_MAIN(tst_Coro)
+QSIMBA_TEST_MAIN(tst_Coro)
 #include "tst_coro.moc"

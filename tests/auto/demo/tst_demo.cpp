@@ -4,6 +4,7 @@
 #include <QtCore/QProcess>
 #include <QtCore/QRegularExpression>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 class tst_Demo : public QObject
 {
@@ -30,5 +31,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_Demo)
+QSIMBA_TEST_GUILESS_MAIN(tst_Demo)
 #include "tst_demo.moc"

@@ -14,6 +14,7 @@
 #include <QtCore/QMutex>
 #include <QtNetwork/QTcpServer>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 
 using namespace std::chrono_literals;
@@ -551,5 +552,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_EtcdBackend)
+QSIMBA_TEST_GUILESS_MAIN(tst_EtcdBackend)
 #include "tst_etcdbackend.moc"

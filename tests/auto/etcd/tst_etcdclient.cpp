@@ -11,6 +11,7 @@
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QTimer>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 
@@ -134,5 +135,5 @@ void tst_EtcdClient::memberLossKeepsOneValidTerm()
     QTRY_VERIFY_WITH_TIMEOUT(stopA.isFinished() && stopB.isFinished(), 5000);
 }
 
-QTEST_GUILESS_MAIN(tst_EtcdClient)
+QSIMBA_TEST_GUILESS_MAIN(tst_EtcdClient)
 #include "tst_etcdclient.moc"

@@ -10,6 +10,7 @@
 #include <QtCore/QProcess>
 #include <QtCore/QRegularExpression>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 namespace {
 // A running simbactl with its output.
@@ -96,5 +97,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_EtcdSimbactl)
+QSIMBA_TEST_GUILESS_MAIN(tst_EtcdSimbactl)
 #include "tst_etcdsimbactl.moc"

@@ -5,6 +5,7 @@
 #include "qsimbaetcdleasebackend.h"
 
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 using Backend = QSimbaEtcdLeaseBackend;
@@ -177,5 +178,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_EtcdUrl)
+QSIMBA_TEST_GUILESS_MAIN(tst_EtcdUrl)
 #include "tst_etcdurl.moc"

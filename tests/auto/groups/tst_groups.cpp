@@ -8,6 +8,7 @@
 
 #include <QtCore/QMutex>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 
@@ -141,5 +142,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(tst_Groups)
+QSIMBA_TEST_MAIN(tst_Groups)
 #include "tst_groups.moc"

@@ -20,6 +20,7 @@
 #include <QtTest/QTest>
 
 #include <atomic>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 
@@ -307,5 +308,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(tst_GroupStress)
+QSIMBA_TEST_MAIN(tst_GroupStress)
 #include "tst_groupstress.moc"

@@ -16,6 +16,7 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 using Outcome = QSimbaEvent::WorkOutcome;
@@ -421,5 +422,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(tst_LeaderTask)
+QSIMBA_TEST_MAIN(tst_LeaderTask)
 #include "tst_leadertask.moc"

@@ -8,6 +8,7 @@
 #include <QtConcurrent/QtConcurrent>
 #include <QtTest/QSignalSpy>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 
@@ -151,5 +152,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_MemoryBackend)
+QSIMBA_TEST_GUILESS_MAIN(tst_MemoryBackend)
 #include "tst_memorybackend.moc"

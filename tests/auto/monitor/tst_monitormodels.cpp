@@ -20,6 +20,7 @@
 #include <QtTest/QAbstractItemModelTester>
 #include <QtTest/QSignalSpy>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 
@@ -438,5 +439,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_MonitorModels)
+QSIMBA_TEST_GUILESS_MAIN(tst_MonitorModels)
 #include "tst_monitormodels.moc"

@@ -26,6 +26,7 @@
 #include <QtTest/QSignalSpy>
 #include <QtTest/QTest>
 #include <QtWidgets/QApplication>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 
@@ -391,7 +392,7 @@ private:
 };
 
 // QtCharts in QML needs a QApplication.
-int main(int argc, char *argv[])
+QSIMBA_TEST_ENTRY(tst_monitorviews)
 {
     QApplication app(argc, argv);
     tst_MonitorViews test;

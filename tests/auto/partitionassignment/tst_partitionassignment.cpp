@@ -4,6 +4,7 @@
 #include "qsimbapartitionassignment.h"
 
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 class tst_PartitionAssignment : public QObject
 {
@@ -103,5 +104,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_PartitionAssignment)
+QSIMBA_TEST_GUILESS_MAIN(tst_PartitionAssignment)
 #include "tst_partitionassignment.moc"

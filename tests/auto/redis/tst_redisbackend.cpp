@@ -11,6 +11,7 @@
 #include <QtCore/QMutex>
 #include <QtCore/QScopeGuard>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono;
 using namespace std::chrono_literals;
@@ -958,5 +959,5 @@ void tst_RedisBackend::longestMaxLeaseGuardsARestart()
     QVERIFY2(*r.holderRemaining > 3s, qPrintable(QString::number(r.holderRemaining->count())));
 }
 
-QTEST_GUILESS_MAIN(tst_RedisBackend)
+QSIMBA_TEST_GUILESS_MAIN(tst_RedisBackend)
 #include "tst_redisbackend.moc"

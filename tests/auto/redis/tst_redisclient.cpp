@@ -11,6 +11,7 @@
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QTimer>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 
@@ -123,5 +124,5 @@ void tst_RedisClient::closeReturnsWhileTheServerIsFrozen()
     QVERIFY2(timer.elapsed() < 2000, qPrintable(QString::number(timer.elapsed())));
 }
 
-QTEST_GUILESS_MAIN(tst_RedisClient)
+QSIMBA_TEST_GUILESS_MAIN(tst_RedisClient)
 #include "tst_redisclient.moc"

@@ -14,6 +14,7 @@
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QSignalSpy>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 
@@ -419,5 +420,5 @@ private:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_Settings)
+QSIMBA_TEST_GUILESS_MAIN(tst_Settings)
 #include "tst_settings.moc"

@@ -28,6 +28,7 @@
 
 #include <csignal>
 #include <memory>
+#include "qsimbatestmain.h"
 
 namespace {
 
@@ -495,5 +496,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_Simbactl)
+QSIMBA_TEST_GUILESS_MAIN(tst_Simbactl)
 #include "tst_simbactl.moc"

@@ -11,6 +11,7 @@
 #include <QtSql/QSqlDatabase>
 #include <QtSql/QSqlQuery>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 using Backend = QSimbaSqlLeaseBackend;
@@ -348,5 +349,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_SqlBackend)
+QSIMBA_TEST_GUILESS_MAIN(tst_SqlBackend)
 #include "tst_sqlbackend.moc"

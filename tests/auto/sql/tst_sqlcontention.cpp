@@ -9,6 +9,7 @@
 #include <QtCore/QRandomGenerator>
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 class tst_SqlContention : public QObject
 {
@@ -92,5 +93,5 @@ private Q_SLOTS:
     void mariadb() { contend(m_mariadb.url()); }
 };
 
-QTEST_GUILESS_MAIN(tst_SqlContention)
+QSIMBA_TEST_GUILESS_MAIN(tst_SqlContention)
 #include "tst_sqlcontention.moc"

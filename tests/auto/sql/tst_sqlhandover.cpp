@@ -16,6 +16,7 @@
 #include <QtCore/QProcess>
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 using Call = QSimbaBackendMetrics::Call;
@@ -165,5 +166,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_SqlHandover)
+QSIMBA_TEST_GUILESS_MAIN(tst_SqlHandover)
 #include "tst_sqlhandover.moc"

@@ -11,6 +11,7 @@
 #include <QtSql/QSqlError>
 #include <QtSql/QSqlQuery>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 class tst_SqlMariaDb : public SqlServerTest
 {
@@ -119,7 +120,7 @@ private Q_SLOTS:
     }
 };
 
-int main(int argc, char **argv)
+QSIMBA_TEST_ENTRY(tst_sqlmariadb)
 {
     QCoreApplication app(argc, argv);
     MariaDbServer server;

@@ -11,6 +11,7 @@
 #include <QtTest/QTest>
 
 #include <atomic>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 using Backend = QSimbaSqlLeaseBackend;
@@ -259,7 +260,7 @@ private Q_SLOTS:
     }
 };
 
-int main(int argc, char **argv)
+QSIMBA_TEST_ENTRY(tst_sqlpostgres)
 {
     QCoreApplication app(argc, argv);
     PostgresServer server;

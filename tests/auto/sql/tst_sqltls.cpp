@@ -12,6 +12,7 @@
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QUrlQuery>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 using Backend = QSimbaSqlLeaseBackend;
@@ -154,7 +155,7 @@ private Q_SLOTS:
     }
 };
 
-int main(int argc, char **argv)
+QSIMBA_TEST_ENTRY(tst_sqltls)
 {
     QCoreApplication app(argc, argv);
     QTemporaryDir dir;

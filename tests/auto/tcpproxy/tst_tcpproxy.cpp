@@ -16,6 +16,7 @@
 #include <list>
 #include <mutex>
 #include <thread>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 using Mode = TcpProxy::Mode;
@@ -251,5 +252,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_TcpProxy)
+QSIMBA_TEST_GUILESS_MAIN(tst_TcpProxy)
 #include "tst_tcpproxy.moc"

@@ -11,6 +11,7 @@
 #include <QtTest/QTest>
 
 #include <ctime>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 
@@ -233,5 +234,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_Values)
+QSIMBA_TEST_GUILESS_MAIN(tst_Values)
 #include "tst_values.moc"

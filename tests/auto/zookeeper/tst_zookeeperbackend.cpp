@@ -21,6 +21,7 @@
 #include <atomic>
 #include <functional>
 #include <thread>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 using Backend = QSimbaZookeeperLeaseBackend;
@@ -791,5 +792,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_ZookeeperBackend)
+QSIMBA_TEST_GUILESS_MAIN(tst_ZookeeperBackend)
 #include "tst_zookeeperbackend.moc"

@@ -4,6 +4,7 @@
 #include "qsimbazookeeperleasebackend.h"
 
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 using Backend = QSimbaZookeeperLeaseBackend;
@@ -169,5 +170,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_ZookeeperUrl)
+QSIMBA_TEST_GUILESS_MAIN(tst_ZookeeperUrl)
 #include "tst_zookeeperurl.moc"

@@ -5,6 +5,7 @@
 #include "qsimbaetcdleasebackend.h"
 
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 
@@ -47,7 +48,7 @@ private:
     EtcdServer &m_server;
 };
 
-int main(int argc, char **argv)
+QSIMBA_TEST_ENTRY(tst_etcdconformance)
 {
     QCoreApplication app(argc, argv);
     EtcdServer server;

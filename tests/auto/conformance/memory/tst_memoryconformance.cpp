@@ -4,8 +4,9 @@
 #include "qsimbamemoryleasebackend.h"
 
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
-int main(int argc, char **argv)
+QSIMBA_TEST_ENTRY(tst_memoryconformance)
 {
     QCoreApplication app(argc, argv);
     const auto ticker = std::make_shared<QSimbaManualTicker>();

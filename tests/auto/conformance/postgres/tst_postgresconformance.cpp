@@ -6,10 +6,11 @@
 #include "sqltestsupport.h"
 
 #include <QtCore/QCoreApplication>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 
-int main(int argc, char **argv)
+QSIMBA_TEST_ENTRY(tst_postgresconformance)
 {
     QCoreApplication app(argc, argv);
     PostgresServer server;

@@ -6,6 +6,7 @@
 #include "redisserver.h"
 
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 
@@ -43,7 +44,7 @@ private:
 };
 } // namespace
 
-int main(int argc, char **argv)
+QSIMBA_TEST_ENTRY(tst_redisconformance)
 {
     QCoreApplication app(argc, argv);
     RedisServer server;

@@ -5,10 +5,11 @@
 
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 
-int main(int argc, char **argv)
+QSIMBA_TEST_ENTRY(tst_sqliteconformance)
 {
     QCoreApplication app(argc, argv);
     QTemporaryDir dir;

@@ -5,6 +5,7 @@
 #include "zookeeperserver.h"
 
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 namespace {
 QSimbaConformanceTest::Fixture fixtureFor(ZookeeperServer &server)
@@ -45,7 +46,7 @@ private:
     ZookeeperServer &m_server;
 };
 
-int main(int argc, char **argv)
+QSIMBA_TEST_ENTRY(tst_zookeeperconformance)
 {
     QCoreApplication app(argc, argv);
     ZookeeperServer server;
