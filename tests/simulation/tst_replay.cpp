@@ -13,6 +13,7 @@
 #include <QtTest/QtTest>
 
 #include <random>
+#include "qsimbatestmain.h"
 
 using namespace QSimbaEngine;
 using namespace std::chrono_literals;
@@ -444,5 +445,5 @@ private:
     QTemporaryDir m_dir; // the trace files of aTraceFileReplays
 };
 
-QTEST_GUILESS_MAIN(tst_Replay)
+QSIMBA_TEST_GUILESS_MAIN(tst_Replay)
 #include "tst_replay.moc"

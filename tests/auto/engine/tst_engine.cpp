@@ -6,6 +6,7 @@
 #include "qsimbapartitionassignment.h"
 
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 using namespace QSimbaEngine;
@@ -714,5 +715,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_Engine)
+QSIMBA_TEST_GUILESS_MAIN(tst_Engine)
 #include "tst_engine.moc"

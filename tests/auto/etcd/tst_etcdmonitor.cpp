@@ -8,12 +8,13 @@
 #include "qsimbaetcdleasebackend.h"
 
 #include <QtTest/QTest>
+#include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
 
 namespace {
 // The row of lease \a name in \a model; -1 when it is not there.
-int rowOf(const QAbstractItemModel &model, const QString &name)
+int rowWithName(const QAbstractItemModel &model, const QString &name)
 {
     const auto hits = model.match(model.index(0, LeaseModel::NameColumn), Qt::DisplayRole, name, 1, Qt::MatchExactly);
     return hits.isEmpty() ? -1 : hits.first().row();
@@ -48,13 +49,13 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(connections->index(0).data(ConnectionModel::HealthyRole).toBool(), 15000);
         QTRY_COMPARE_WITH_TIMEOUT(connections->index(0).data(ConnectionModel::SessionsRole).toInt(), 1, 15000);
         LeaseModel *leases = controller.leaseModel();
-        QTRY_VERIFY_WITH_TIMEOUT(rowOf(*leases, QStringLiteral("billing")) >= 0, 15000);
-        const int row = rowOf(*leases, QStringLiteral("billing"));
+        QTRY_VERIFY_WITH_TIMEOUT(rowWithName(*leases, QStringLiteral("billing")) >= 0, 15000);
+        const int row = rowWithName(*leases, QStringLiteral("billing"));
         QCOMPARE(leases->index(row, LeaseModel::TokenColumn).data(LeaseModel::SortRole).toLongLong(), token);
         QVERIFY(leases->index(row, 0).data(LeaseModel::RemainingMsRole).toLongLong() > 0);
         backend.closeSession(session);
     }
 };
 
-QTEST_GUILESS_MAIN(tst_EtcdMonitor)
+QSIMBA_TEST_GUILESS_MAIN(tst_EtcdMonitor)
 #include "tst_etcdmonitor.moc"

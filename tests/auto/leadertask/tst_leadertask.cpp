@@ -19,7 +19,7 @@
 #include "qsimbatestmain.h"
 
 using namespace std::chrono_literals;
-using Outcome = QSimbaEvent::WorkOutcome;
+using WorkOutcome = QSimbaEvent::WorkOutcome;
 
 namespace {
 // Runs posted tasks one at a time, in order, on a thread of its own; finish() runs what is
@@ -145,7 +145,7 @@ private Q_SLOTS:
         QCOMPARE(threads, (QStringList{QStringLiteral("simba-work:ingest"), QStringLiteral("simba-work:ingest")}));
         QTRY_COMPARE(workEvents().size(), 2);
         for (const auto &e : workEvents())
-            QCOMPARE(e.outcome(), Outcome::Completed);
+            QCOMPARE(e.outcome(), WorkOutcome::Completed);
     }
 
     void handoverWaitsForTheWorkBeforeTheNextLeader()
@@ -183,7 +183,7 @@ private Q_SLOTS:
         });
         QTRY_COMPARE(workEvents().size(), 1);
         const auto e = workEvents().first();
-        QCOMPARE(e.outcome(), Outcome::Failed);
+        QCOMPARE(e.outcome(), WorkOutcome::Failed);
         QCOMPARE(e.error(), QStringLiteral("boom"));
         QCOMPARE(e.kind(), QSimbaElection::Kind::Election);
         // The election is unaffected: still leader, and the work does not run again in the term.
@@ -206,7 +206,7 @@ private Q_SLOTS:
         QTRY_VERIFY(running.load());
         task->close();
         QTRY_COMPARE(workEvents().size(), 1);
-        QCOMPARE(workEvents().first().outcome(), Outcome::Cancelled);
+        QCOMPARE(workEvents().first().outcome(), WorkOutcome::Cancelled);
     }
 
     void outOfMemoryStepsDownForOneLease()
@@ -218,7 +218,7 @@ private Q_SLOTS:
             throw std::bad_alloc();
         });
         QTRY_COMPARE(task->election()->status(), QSimbaElection::Status::Cooldown);
-        QCOMPARE(workEvents().first().outcome(), Outcome::Failed);
+        QCOMPARE(workEvents().first().outcome(), WorkOutcome::Failed);
         // After one lease duration it contends again.
         QTRY_COMPARE(runs.load(), 2);
     }
@@ -304,7 +304,7 @@ private Q_SLOTS:
         const auto count = [&] { QMutexLocker lock(&runsMutex); return runs.size(); };
         const auto failures = [&] {
             const auto list = workEvents();
-            return std::count_if(list.cbegin(), list.cend(), [](const QSimbaEvent &e) { return e.outcome() == Outcome::Failed; });
+            return std::count_if(list.cbegin(), list.cend(), [](const QSimbaEvent &e) { return e.outcome() == WorkOutcome::Failed; });
         };
         QTest::qWait(30); // a negative check: the fake clock has not moved, nothing may run
         QCOMPARE(count(), 0); // initial delay of 5 s not over

@@ -15,7 +15,7 @@
 using namespace std::chrono_literals;
 
 namespace {
-int rowOf(const QAbstractItemModel &model, const QString &name)
+int rowNamed(const QAbstractItemModel &model, const QString &name)
 {
     for (int r = 0; r < model.rowCount(); ++r) {
         if (model.index(r, LeaseModel::NameColumn).data().toString() == name)
@@ -51,10 +51,10 @@ private Q_SLOTS:
 
         // The snapshot: the client's election with its token, its session, its group.
         LeaseModel *leases = controller.leaseModel();
-        QTRY_VERIFY_WITH_TIMEOUT(rowOf(*leases, QStringLiteral("billing")) >= 0
-                                     && leases->index(rowOf(*leases, QStringLiteral("billing")), 0).data(LeaseModel::HeldRole).toBool(),
+        QTRY_VERIFY_WITH_TIMEOUT(rowNamed(*leases, QStringLiteral("billing")) >= 0
+                                     && leases->index(rowNamed(*leases, QStringLiteral("billing")), 0).data(LeaseModel::HeldRole).toBool(),
                                  15000);
-        const int billing = rowOf(*leases, QStringLiteral("billing"));
+        const int billing = rowNamed(*leases, QStringLiteral("billing"));
         // The holder as the client names itself (its session's metadata), as a backend
         // connection shows it too, not the process serving the endpoint.
         QCOMPARE(leases->index(billing, LeaseModel::HolderColumn).data().toString(), QStringLiteral("svc-host"));
@@ -78,7 +78,7 @@ private Q_SLOTS:
             return false;
         };
         QTRY_VERIFY_WITH_TIMEOUT(saw(QStringLiteral("ELECTED"), QStringLiteral("reports")), 15000);
-        QTRY_VERIFY_WITH_TIMEOUT(rowOf(*leases, QStringLiteral("reports")) >= 0, 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(rowNamed(*leases, QStringLiteral("reports")) >= 0, 15000);
 
         // Metrics: two scrapes 5 s apart give a mean backend call latency for the chart.
         ChartModel *chart = controller.chart();
