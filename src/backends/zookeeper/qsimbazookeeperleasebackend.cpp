@@ -173,6 +173,36 @@ struct QSimbaZookeeperLeaseBackend::Private
     void acquireFree(const QSimbaSessionId &session, QList<QSimbaLeaseName> &pending,
                      QHash<QSimbaLeaseName, AcquireResult> &results);
 
+    //! The server's clock as last seen by a write of this instance: the write's mtime, and
+    //! when the request was sent (CLOCK_MONOTONIC ns). The write landed after the send, so
+    //! at the send the server's clock was at most mtime + 1 ms (mtimes are whole ms).
+    struct ServerTime
+    {
+        qint64 sentNs = 0;
+        qint64 mtime = 0;
+    };
+    std::optional<ServerTime> serverTime;
+    void noteServerTime(const Batch::Reply &write, qint64 mtime)
+    {
+        if (!serverTime || write.sentAt >= serverTime->sentNs)
+            serverTime = ServerTime{write.sentAt, mtime};
+    }
+    //! An upper bound of the server's now (ms): the last write's mtime plus the time since
+    //! its send on the local monotonic clock, rounded up, with 0.1 % for the two clocks'
+    //! rates (NTP slews by at most 0.05 %). None without a write in the last minute. Only
+    //! ever used to answer HeldBy without writing the clock: a holder live at this bound is
+    //! live now; a bound that is off (a server clock stepped forward) makes a candidate
+    //! retry later, it never grants anything.
+    std::optional<qint64> serverNowAtMost() const
+    {
+        if (!serverTime)
+            return std::nullopt;
+        const qint64 elapsedNs = Batch::monotonicNow() - serverTime->sentNs;
+        if (elapsedNs < 0 || elapsedNs > 60'000'000'000LL)
+            return std::nullopt;
+        return serverTime->mtime + 1 + (elapsedNs + elapsedNs / 1000) / 1'000'000 + 1;
+    }
+
     QString sessionPath(const QSimbaSessionId &s) const { return zk.path(QStringLiteral("sessions/") + s.toString()); }
     QString sessionPath(const QString &s) const { return zk.path(QStringLiteral("sessions/") + s); }
     QString leasePath(const QString &name) const { return zk.path(QStringLiteral("leases/") + name); }
@@ -453,6 +483,7 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaZookeeperLeaseBackend::keepAlive(const
             continue; // another instance kept it alive meanwhile: judge again
         if (write[w].rc == ZNONODE)
             return KeepAliveResult::expired();
+        d->noteServerTime(write[w], write[w].stat.mtime);
         if (write[w].stat.mtime >= view.mtime + view.record.lease) {
             // Too late: the write is its own tombstone.
             d->sweep(session);
@@ -495,6 +526,7 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
         int reply;
         int indexOp;
         int clockOp;
+        int leaseRead; // the lease read behind the multi (who won it), or -1
     };
     QList<Try> tries;
     for (const auto &name : std::as_const(free)) {
@@ -502,7 +534,12 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
         multi.create(leasePath(name.toString()), holder);
         const int indexOp = multi.create(own + QLatin1Char('/') + LeaseIndex + name.toString());
         const int clockOp = multi.set(clockPath(), {});
-        tries.append({name, batch.multi(multi), indexOp, clockOp});
+        const int reply = batch.multi(multi);
+        // A name another client released is likely raced for by its other waiters: the
+        // lease is read behind the multi (answered in order, so after it), and a loser
+        // learns its winner in the same round trip.
+        const int leaseRead = releasedHere.contains(name.toString()) ? -1 : batch.get(leasePath(name.toString()));
+        tries.append({name, reply, indexOp, clockOp, leaseRead});
     }
     batch.wait();
     const SessionView view = SessionView::of(batch[ownRead]);
@@ -531,10 +568,63 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
         expired(session);
     }
     for (const auto &t : std::as_const(won)) {
-        const qint64 token = batch[t.reply].stats[size_t(t.clockOp)].mzxid;
-        results.insert(t.name, AcquireResult::granted(token));
-        granted.insert(t.name.toString(), {token, session, 0});
+        const auto &stat = batch[t.reply].stats[size_t(t.clockOp)];
+        noteServerTime(batch[t.reply], stat.mtime);
+        results.insert(t.name, AcquireResult::granted(stat.mzxid));
+        granted.insert(t.name.toString(), {stat.mzxid, session, 0});
         releasedHere.remove(t.name.toString());
+        pending.removeOne(t.name);
+    }
+
+    // The names found held (the lease's create failed): answered HeldBy without writing the
+    // clock when the holder is live even at the latest the server's now can be
+    // (serverNowAtMost()). "Now" is needed to declare a holder expired, not to say it holds:
+    // a holder that may have expired is left to the full decision, which writes the clock.
+    QList<Try> held;
+    for (const auto &t : std::as_const(tries))
+        if (!batch[t.reply].ok() && batch[t.reply].errorOf(0) == ZNODEEXISTS)
+            held.append(t);
+    const auto ownLiveAtMost = serverNowAtMost();
+    if (held.isEmpty() || !ownLiveAtMost || !view.isLive(*ownLiveAtMost))
+        return;
+    std::optional<Batch> late; // the leases not read behind their multi
+    QHash<QString, int> lateReads;
+    for (const auto &t : std::as_const(held)) {
+        if (t.leaseRead >= 0)
+            continue;
+        if (!late)
+            late.emplace(zk);
+        lateReads.insert(t.name.toString(), late->get(leasePath(t.name.toString())));
+    }
+    if (late)
+        late->wait();
+    const auto leaseOf = [&](const Try &t) -> const Batch::Reply & {
+        return t.leaseRead >= 0 ? batch[t.leaseRead] : (*late)[lateReads.value(t.name.toString())];
+    };
+    Batch holders(zk);
+    QHash<QString, int> holderReads;
+    for (const auto &t : std::as_const(held)) {
+        const auto &lease = leaseOf(t);
+        const QString id = QString::fromUtf8(lease.data);
+        if (lease.ok() && id != session.toString() && !sessionIdOf(id).isNull() && !holderReads.contains(id))
+            holderReads.insert(id, holders.get(sessionPath(id)));
+    }
+    if (holderReads.isEmpty())
+        return;
+    holders.wait();
+    const auto now = serverNowAtMost(); // after the reads: the later, the safer
+    if (!now)
+        return;
+    for (const auto &t : std::as_const(held)) {
+        const auto &lease = leaseOf(t);
+        const QString id = QString::fromUtf8(lease.data);
+        if (!lease.ok() || !holderReads.contains(id))
+            continue;
+        const SessionView holderView = SessionView::of(holders[holderReads.value(id)]);
+        if (!holderView.isLive(*now))
+            continue;
+        results.insert(t.name, AcquireResult::heldBy(sessionIdOf(id), lease.stat.mzxid, holderView.remaining(*now)));
+        hints->watchLease(zk.handle(), t.name.toString()); // the waiter's hint
         pending.removeOne(t.name);
     }
 }
@@ -575,6 +665,7 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
         const int clock = leases.set(d->clockPath(), {});
         leases.wait();
         const qint64 now = leases[clock].stat.mtime;
+        d->noteServerTime(leases[clock], now);
         if (!SessionView::of(leases[ownRead]).isLive(now))
             d->expired(session);
 
