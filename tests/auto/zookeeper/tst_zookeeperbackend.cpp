@@ -22,8 +22,25 @@
 #include <functional>
 #include <thread>
 
+#include <dlfcn.h>
+#include <netdb.h>
+
 using namespace std::chrono_literals;
 using Backend = QSimbaZookeeperLeaseBackend;
+
+namespace {
+std::atomic<int> addressLookups{0};
+}
+
+// Counts every getaddrinfo() of the process, the C client's included (the executable's
+// definition comes first in the lookup), and forwards to the C library's.
+extern "C" Q_DECL_EXPORT int getaddrinfo(const char *node, const char *service, const addrinfo *hints, addrinfo **result)
+{
+    addressLookups.fetch_add(1);
+    using Real = int (*)(const char *, const char *, const addrinfo *, addrinfo **);
+    static const Real real = reinterpret_cast<Real>(dlsym(RTLD_NEXT, "getaddrinfo"));
+    return real(node, service, hints, result);
+}
 
 class tst_ZookeeperBackend : public QObject
 {
@@ -300,6 +317,24 @@ private Q_SLOTS:
     // with one multi (2 requests, 1 round trip), release one multi. Before, acquire read the
     // lease, the session and wrote the clock, then wrote the grant (4 requests, 2 round
     // trips) and release read before it deleted (2 requests, 2 round trips).
+    // The hosts are resolved when a handle is made, not again by the C client's IO thread
+    // for each request it sends and each answer it reads (its default: a getaddrinfo() with
+    // a netlink dump of the interfaces per poll).
+    void connectedClientResolvesNothing()
+    {
+        Backend b(options(QStringLiteral("resolve")));
+        const auto s = b.openSession(30s).id; // connected
+        const int before = addressLookups.load();
+        const auto n = name("resolved");
+        for (int i = 0; i < 20; ++i) {
+            const auto r = b.acquire(s, {n}).value(n);
+            QVERIFY(r.isGranted);
+            b.release(s, {{n, r.token}});
+        }
+        QCOMPARE(addressLookups.load() - before, 0);
+        b.closeSession(s);
+    }
+
     void uncontendedCycleSendsOneRequestPerWrite()
     {
         Backend b(options(QStringLiteral("cycle")));
