@@ -169,9 +169,18 @@ struct QSimbaZookeeperLeaseBackend::Private
     //! lease watch has not told their release yet (a cycle of acquire and release).
     QSet<QString> releasedHere;
 
-    //! The uncontended acquire in one round trip; see acquire().
+    //! The uncontended acquire in one round trip; see acquire(). Tries the names of
+    //! \a pending the lease watch does not know as held, and those in \a forced; the names
+    //! found free again after losing are left in \a freed.
     void acquireFree(const QSimbaSessionId &session, QList<QSimbaLeaseName> &pending,
-                     QHash<QSimbaLeaseName, AcquireResult> &results);
+                     QHash<QSimbaLeaseName, AcquireResult> &results, const QList<QSimbaLeaseName> &forced,
+                     QList<QSimbaLeaseName> &freed);
+    //! Answers HeldBy, without writing the clock, for the names of \a leases (lease reads)
+    //! held by a session live even at serverNowAtMost(); returns the names found free.
+    //! The others stay in \a pending. The caller's own session must be live at that bound.
+    QList<QSimbaLeaseName> answerHeld(const QSimbaSessionId &session,
+                                      const QList<std::pair<QSimbaLeaseName, const Batch::Reply *>> &leases,
+                                      QList<QSimbaLeaseName> &pending, QHash<QSimbaLeaseName, AcquireResult> &results);
 
     //! The server's clock as last seen by a write of this instance: the write's mtime, and
     //! when the request was sent (CLOCK_MONOTONIC ns). The write landed after the send, so
@@ -508,11 +517,14 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaZookeeperLeaseBackend::keepAlive(const
 */
 void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &session,
                                                        QList<QSimbaLeaseName> &pending,
-                                                       QHash<QSimbaLeaseName, AcquireResult> &results)
+                                                       QHash<QSimbaLeaseName, AcquireResult> &results,
+                                                       const QList<QSimbaLeaseName> &forced,
+                                                       QList<QSimbaLeaseName> &freed)
 {
+    freed.clear();
     QList<QSimbaLeaseName> free;
     for (const auto &name : std::as_const(pending))
-        if (releasedHere.contains(name.toString()) || hints->mayBeFree(name.toString()))
+        if (forced.contains(name) || releasedHere.contains(name.toString()) || hints->mayBeFree(name.toString()))
             free.append(name);
     if (free.isEmpty())
         return;
@@ -581,9 +593,12 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
     // (serverNowAtMost()). "Now" is needed to declare a holder expired, not to say it holds:
     // a holder that may have expired is left to the full decision, which writes the clock.
     QList<Try> held;
-    for (const auto &t : std::as_const(tries))
-        if (!batch[t.reply].ok() && batch[t.reply].errorOf(0) == ZNODEEXISTS)
+    for (const auto &t : std::as_const(tries)) {
+        if (!batch[t.reply].ok() && batch[t.reply].errorOf(0) == ZNODEEXISTS) {
             held.append(t);
+            releasedHere.remove(t.name.toString()); // another session took it since
+        }
+    }
     const auto ownLiveAtMost = serverNowAtMost();
     if (held.isEmpty() || !ownLiveAtMost || !view.isLive(*ownLiveAtMost))
         return;
@@ -598,35 +613,46 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
     }
     if (late)
         late->wait();
-    const auto leaseOf = [&](const Try &t) -> const Batch::Reply & {
-        return t.leaseRead >= 0 ? batch[t.leaseRead] : (*late)[lateReads.value(t.name.toString())];
-    };
+    QList<std::pair<QSimbaLeaseName, const Batch::Reply *>> leases;
+    for (const auto &t : std::as_const(held))
+        leases.append({t.name, t.leaseRead >= 0 ? &batch[t.leaseRead] : &(*late)[lateReads.value(t.name.toString())]});
+    freed = answerHeld(session, leases, pending, results);
+}
+
+QList<QSimbaLeaseName> QSimbaZookeeperLeaseBackend::Private::answerHeld(
+    const QSimbaSessionId &session, const QList<std::pair<QSimbaLeaseName, const Batch::Reply *>> &leases,
+    QList<QSimbaLeaseName> &pending, QHash<QSimbaLeaseName, AcquireResult> &results)
+{
+    QList<QSimbaLeaseName> free;
     Batch holders(zk);
     QHash<QString, int> holderReads;
-    for (const auto &t : std::as_const(held)) {
-        const auto &lease = leaseOf(t);
-        const QString id = QString::fromUtf8(lease.data);
-        if (lease.ok() && id != session.toString() && !sessionIdOf(id).isNull() && !holderReads.contains(id))
+    for (const auto &[name, lease] : leases) {
+        if (lease->rc == ZNONODE) {
+            free.append(name); // released since: worth the one-round-trip acquire again
+            continue;
+        }
+        const QString id = QString::fromUtf8(lease->data);
+        if (lease->ok() && id != session.toString() && !sessionIdOf(id).isNull() && !holderReads.contains(id))
             holderReads.insert(id, holders.get(sessionPath(id)));
     }
     if (holderReads.isEmpty())
-        return;
+        return free;
     holders.wait();
     const auto now = serverNowAtMost(); // after the reads: the later, the safer
     if (!now)
-        return;
-    for (const auto &t : std::as_const(held)) {
-        const auto &lease = leaseOf(t);
-        const QString id = QString::fromUtf8(lease.data);
-        if (!lease.ok() || !holderReads.contains(id))
+        return free;
+    for (const auto &[name, lease] : leases) {
+        const QString id = QString::fromUtf8(lease->data);
+        if (!lease->ok() || !holderReads.contains(id))
             continue;
         const SessionView holderView = SessionView::of(holders[holderReads.value(id)]);
         if (!holderView.isLive(*now))
             continue;
-        results.insert(t.name, AcquireResult::heldBy(sessionIdOf(id), lease.stat.mzxid, holderView.remaining(*now)));
-        hints->watchLease(zk.handle(), t.name.toString()); // the waiter's hint
-        pending.removeOne(t.name);
+        results.insert(name, AcquireResult::heldBy(sessionIdOf(id), lease->stat.mzxid, holderView.remaining(*now)));
+        hints->watchLease(zk.handle(), name.toString()); // the waiter's hint
+        pending.removeOne(name);
     }
+    return free;
 }
 
 /*!
@@ -651,9 +677,35 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
     QHash<QSimbaLeaseName, AcquireResult> results;
     QList<QSimbaLeaseName> pending(names.cbegin(), names.cend());
     QStringList expiredHolders; // taken over from: removed once the grants are done
-    d->acquireFree(session, pending, results);
+    QList<QSimbaLeaseName> freed;
+    d->acquireFree(session, pending, results, {}, freed);
+    // A lock passed around quickly is often free again when a loser reads it: try again the
+    // same way, as long as the reads keep finding it free.
+    for (int again = 1; again < MaxAttempts && !freed.isEmpty() && !pending.isEmpty(); ++again)
+        d->acquireFree(session, pending, results, QList<QSimbaLeaseName>(freed), freed);
     if (pending.isEmpty())
         return results;
+    // Names the lease watch knows as held: read, and answered HeldBy without writing the clock
+    // when their holders are live at the latest the server's now can be (serverNowAtMost()).
+    if (d->serverNowAtMost()) {
+        Batch reads(d->zk);
+        const int ownRead = reads.get(own);
+        QList<std::pair<QSimbaLeaseName, int>> leaseReads;
+        for (const auto &name : std::as_const(pending))
+            leaseReads.append({name, reads.get(d->leasePath(name.toString()))});
+        reads.wait();
+        const auto bound = d->serverNowAtMost();
+        if (bound && SessionView::of(reads[ownRead]).isLive(*bound)) {
+            QList<std::pair<QSimbaLeaseName, const Batch::Reply *>> leases;
+            for (const auto &[name, read] : std::as_const(leaseReads))
+                leases.append({name, &reads[read]});
+            freed = d->answerHeld(session, leases, pending, results);
+            for (int again = 0; again < MaxAttempts && !freed.isEmpty() && !pending.isEmpty(); ++again)
+                d->acquireFree(session, pending, results, QList<QSimbaLeaseName>(freed), freed);
+            if (pending.isEmpty())
+                return results;
+        }
+    }
     const auto sweepHolders = qScopeGuard([&] { d->sweepExpired(expiredHolders); });
     for (int attempt = 0; attempt < MaxAttempts; ++attempt) {
         // The leases, the caller's session, then the clock: now is no earlier than the reads.

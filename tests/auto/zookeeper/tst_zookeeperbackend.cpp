@@ -426,6 +426,14 @@ private Q_SLOTS:
         QCOMPARE(lost.holder, h);
         QCOMPARE(lost.token, again.token);
         QVERIFY2(written <= 1, qPrintable(QString::number(written)));
+        // Once the loser's lease watch has listed the lease as held, its acquire writes
+        // nothing at all: the lease and the holder are read, the clock is not written.
+        const auto writesOfLosing = [&] {
+            const qint64 start = lastZxid();
+            const auto r = loser.acquire(l, {n}).value(n);
+            return r.isGranted || r.holder != h || r.token != again.token ? qint64(-1) : lastZxid() - start;
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(writesOfLosing(), qint64(0), 5000);
         collector.clear();
         holder.release(h, {{n, again.token}});
         QTRY_VERIFY_WITH_TIMEOUT(collector.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
