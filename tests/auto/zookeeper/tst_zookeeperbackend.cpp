@@ -313,10 +313,6 @@ private Q_SLOTS:
         waiter.closeSession(s2);
     }
 
-    // An uncontended lock cycle sends what the operation needs: acquire one read pipelined
-    // with one multi (2 requests, 1 round trip), release one multi. Before, acquire read the
-    // lease, the session and wrote the clock, then wrote the grant (4 requests, 2 round
-    // trips) and release read before it deleted (2 requests, 2 round trips).
     // The hosts are resolved when a handle is made, not again by the C client's IO thread
     // for each request it sends and each answer it reads (its default: a getaddrinfo() with
     // a netlink dump of the interfaces per poll).
@@ -335,6 +331,10 @@ private Q_SLOTS:
         b.closeSession(s);
     }
 
+    // An uncontended lock cycle sends what the operation needs: acquire one read pipelined
+    // with one multi (2 requests, 1 round trip), release one multi. Before, acquire read the
+    // lease, the session and wrote the clock, then wrote the grant (4 requests, 2 round
+    // trips) and release read before it deleted (2 requests, 2 round trips).
     void uncontendedCycleSendsOneRequestPerWrite()
     {
         Backend b(options(QStringLiteral("cycle")));
