@@ -12,6 +12,7 @@
 #include <QtCore/QHash>
 #include <QtCore/QString>
 
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <functional>
@@ -67,6 +68,10 @@ struct Options
     //! Observes every input before it is handled: a trace of (now, input) pairs replays the
     //! run into a core built with the same options.
     std::function<void(Nanos, const Input &)> onInput;
+    //! Whether anyone receives events: while it reads false, events are not delivered (each
+    //! delivery is a task on the callback executor and an answer to the engine). Not set:
+    //! every event is delivered.
+    std::shared_ptr<const std::atomic<bool>> eventsWanted;
 };
 
 class Core

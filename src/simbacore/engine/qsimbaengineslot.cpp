@@ -147,6 +147,10 @@ void Core::setPhase(Slot &e, Status phase)
     else if (phase == Status::Idle)
         --m_active;
     e.phase = phase;
+    // Only an election has an object whose status() follows the phase; a lock's or a
+    // partition's phase shows in snapshots, and a delivery of it would reach nobody.
+    if (e.policy.kind != Kind::Election)
+        return;
     Task t;
     t.type = Task::Type::Status;
     t.name = e.name;

@@ -771,6 +771,38 @@ private Q_SLOTS:
         }
     }
 
+    void aLocksPhasesAreNoCallbacks()
+    {
+        // Only an election's status() follows its phase: a lock's is in snapshots only.
+        auto c = client();
+        c->core.acquireLock(c->now(), a, DirectPromise | 1, 10s, false);
+        c->settle();
+        QCOMPARE(c->resolved, QList<quint64>{DirectPromise | 1});
+        c->core.releaseLock(c->now(), a, c->resolvedTerms[0]->token, DirectPromise | 2);
+        c->settle();
+        QVERIFY(c->resolved.contains(DirectPromise | 2));
+        QVERIFY(c->of(Type::Status).isEmpty());
+        c->core.startElection(c->now(), QSimbaLeaseName::of(QStringLiteral("e")), Kind::Election);
+        c->settle();
+        QCOMPARE(c->of(Type::Status).last().status, Status::Leader);
+    }
+
+    void eventsAreNotPublishedWhileNobodyWantsThem()
+    {
+        auto c = client(); // SessionOpened, delivered
+        QVERIFY(!c->eventTypes().isEmpty());
+        const auto before = c->eventTypes().size();
+        c->eventsWanted->store(false);
+        c->core.startElection(c->now(), a, Kind::Election);
+        c->settle();
+        QCOMPARE(c->terms.size(), 1); // elected, without its event
+        QCOMPARE(c->eventTypes().size(), before);
+        c->eventsWanted->store(true);
+        c->core.stopElection(c->now(), a, 0);
+        c->settle();
+        QCOMPARE(c->eventTypes().last(), QSimbaEvent::Type::Revoked);
+    }
+
     void zeroTimeoutAcquireOfAFreeLockSucceeds()
     {
         auto c = client();
