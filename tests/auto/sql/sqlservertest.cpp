@@ -12,6 +12,7 @@
 
 #include <QtCore/QCryptographicHash>
 #include <QtCore/QDir>
+#include <QtCore/QFile>
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QProcess>
 #include <QtCore/QScopeGuard>
@@ -583,6 +584,51 @@ void SqlServerTest::blockingLockCycleRunsOnTheCallingThread()
     }
     QCOMPARE(after, before + 1);
     client->close();
+}
+
+namespace {
+// The context switches of this process's thread named \a name so far (-1: no such thread).
+qint64 contextSwitchesOf(const QByteArray &name)
+{
+    const QStringList tasks = QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QString &task : tasks) {
+        QFile comm(QStringLiteral("/proc/self/task/%1/comm").arg(task));
+        if (!comm.open(QIODevice::ReadOnly) || comm.readAll().trimmed() != name)
+            continue;
+        QFile status(QStringLiteral("/proc/self/task/%1/status").arg(task));
+        if (!status.open(QIODevice::ReadOnly))
+            return -1;
+        qint64 switches = 0;
+        for (const QByteArray &line : status.readAll().split('\n'))
+            if (line.contains("ctxt_switches:"))
+                switches += line.mid(line.indexOf(':') + 1).trimmed().toLongLong();
+        return switches;
+    }
+    return -1;
+}
+} // namespace
+
+// Every statement arms the watchdog (the bound of the call), which used to wake its thread
+// each time: a context switch on every call's path. Now it is woken only when it would
+// otherwise wake too late; while calls come it wakes about once a second by itself.
+void SqlServerTest::statementsDoNotWakeTheWatchdog()
+{
+    const auto b = Backend::fromUrl(url(QStringLiteral("prefix=%1").arg(newPrefix())));
+    const auto s = b->openSession(30s).id; // the watchdog's thread exists from here on
+    const qint64 before = contextSwitchesOf("simba-sql-watch");
+    QVERIFY2(before >= 0, "no watchdog thread named simba-sql-watch");
+    constexpr int cycles = 200;
+    QElapsedTimer timer;
+    timer.start();
+    for (int i = 0; i < cycles; ++i) {
+        const auto token = b->acquire(s, {a}).value(a).token;
+        b->release(s, {{a, token}});
+    }
+    const qint64 woken = contextSwitchesOf("simba-sql-watch") - before;
+    // 400 statements: before the change at least 400 wake-ups; now about one a second.
+    const qint64 allowed = 10 + 2 * (timer.elapsed() / 1000);
+    QVERIFY2(woken <= allowed, qPrintable(QStringLiteral("the watchdog thread switched %1 times in %2 ms of %3 cycles")
+                                              .arg(woken).arg(timer.elapsed()).arg(cycles)));
 }
 
 QString SqlServerTest::documentedDdl(const QString &name)

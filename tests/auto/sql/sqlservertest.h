@@ -72,6 +72,7 @@ private Q_SLOTS:
     void pausedClientCannotStallThePrefix();
     void callingThreadsHaveConnectionsOfTheirOwn();
     void blockingLockCycleRunsOnTheCallingThread();
+    void statementsDoNotWakeTheWatchdog();
 
 private:
     //! The server connections of the test user now.
