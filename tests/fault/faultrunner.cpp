@@ -349,7 +349,7 @@ private:
         if (!db.open())
             return false;
         QSqlQuery q(db);
-        return q.exec(QStringLiteral("PRAGMA journal_mode=WAL"))
+        return q.exec(QStringLiteral("PRAGMA journal_mode=WAL")) && q.exec(QStringLiteral("PRAGMA synchronous=OFF"))
             && q.exec(QStringLiteral("CREATE TABLE writes(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, "
                                      "token INTEGER NOT NULL, worker TEXT NOT NULL, at INTEGER NOT NULL, "
                                      "accepted INTEGER NOT NULL)"));

@@ -287,6 +287,12 @@ public:
         m_fence.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=10000"));
         if (!m_fence.open())
             qFatal("cannot open the fenced table: %s", qPrintable(m_fence.lastError().text()));
+        // No sync to disk per write: the table is read by the runner of this machine, never
+        // after a crash of it, and a write's fdatasync, which holds the file's write lock,
+        // waited up to 22 s while builds filled the disk's queue, blocking every other
+        // worker's write and, with it, their owner threads for the busy timeout.
+        if (!QSqlQuery(m_fence).exec(QStringLiteral("PRAGMA synchronous=OFF")))
+            qFatal("cannot configure the fenced table: %s", qPrintable(m_fence.lastError().text()));
         m_simba = QSimba::builder()
                       .backend(QSimbaBackendFactory::create(args.at(1)))
                       .config(QSimbaConfig::builder().leaseDuration(lease).build())
