@@ -373,38 +373,37 @@ double cpuSeconds(qint64 pid)
                               : 0;
 }
 
-// Runs SPI lock cycles for \a seconds, for a profiler to watch; prints their rate.
+// Runs \a cycle (\a what) for \a seconds, for a profiler to watch; prints the rate.
+void timedLoop(const char *database, const char *what, int seconds, const std::function<void()> &cycle)
+{
+    std::printf("%-10s looping %s for %d s (pid %lld)\n", database, what, seconds, qlonglong(getpid()));
+    std::fflush(stdout);
+    QElapsedTimer t;
+    t.start();
+    qint64 n = 0;
+    for (; t.elapsed() < seconds * 1000; ++n)
+        cycle();
+    std::printf("%-10s %lld %s, %.1f us each\n", database, qlonglong(n), what, double(t.nsecsElapsed()) / 1e3 / double(n));
+}
+
+// SPI lock cycles, the backend alone.
 void loop(const char *database, const QUrl &url, int seconds)
 {
     const auto b = Backend::fromUrl(url);
     const auto session = b->openSession(60s).id;
     const auto x = QSimbaLeaseName::of(QStringLiteral("bench"));
-    std::printf("%-10s looping SPI lock cycles for %d s (pid %lld)\n", database, seconds, qlonglong(getpid()));
-    std::fflush(stdout);
-    QElapsedTimer t;
-    t.start();
-    qint64 n = 0;
-    for (; t.elapsed() < seconds * 1000; ++n)
-        b->release(session, {{x, b->acquire(session, {x}).value(x).token}});
+    timedLoop(database, "SPI lock cycles", seconds,
+              [&] { b->release(session, {{x, b->acquire(session, {x}).value(x).token}}); });
     b->closeSession(session);
-    std::printf("%-10s %lld cycles, %.1f us each\n", database, qlonglong(n), double(t.nsecsElapsed()) / 1e3 / double(n));
 }
 
-// Runs QSimba lock cycles (acquire(10 s), close()) for \a seconds, for a profiler or
-// `perf stat` to watch; prints their rate.
+// QSimba lock cycles: acquire(10 s), close() (or `perf stat` to count their wake-ups).
 void lockLoop(const char *database, const QUrl &url, int seconds)
 {
     auto c = client(url, 10s);
     QSimbaLock *lock = c->lock(QStringLiteral("cycle"));
     lock->acquire(10s).close(); // connected, the name's row exists
-    std::printf("%-10s looping QSimba lock cycles for %d s (pid %lld)\n", database, seconds, qlonglong(getpid()));
-    std::fflush(stdout);
-    QElapsedTimer t;
-    t.start();
-    qint64 n = 0;
-    for (; t.elapsed() < seconds * 1000; ++n)
-        lock->acquire(10s).close();
-    std::printf("%-10s %lld lock cycles, %.1f us each\n", database, qlonglong(n), double(t.nsecsElapsed()) / 1e3 / double(n));
+    timedLoop(database, "lock cycles", seconds, [&] { lock->acquire(10s).close(); });
 }
 
 void run(const char *database, const QUrl &url, const Settings &s, MariaDbServer *mariadb = nullptr)
