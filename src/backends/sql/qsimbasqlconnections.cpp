@@ -69,21 +69,21 @@ QSimbaSqlConnection &QSimbaSqlConnections::current()
             m_homeThread = thread;
         if (m_homeThread == thread)
             return m_home;
-        auto &found = m_others[thread];
-        if (!found) {
-            found = std::make_shared<Slot>();
-            t_threadEnd.slots.push_back(found);
-            if (m_others.size() > MaxCallerConnections) {
-                auto oldest = m_others.end();
+        slot = m_others.value(thread);
+        if (!slot) {
+            slot = std::make_shared<Slot>();
+            t_threadEnd.slots.push_back(slot);
+            if (m_others.size() >= MaxCallerConnections) {
+                auto oldest = m_others.begin();
                 for (auto it = m_others.begin(); it != m_others.end(); ++it)
-                    if (it.key() != thread && (oldest == m_others.end() || it.value()->lastUse < oldest.value()->lastUse))
+                    if (it.value()->lastUse < oldest.value()->lastUse)
                         oldest = it;
                 evicted = oldest.value();
                 m_others.erase(oldest);
             }
+            m_others.insert(thread, slot);
         }
-        found->lastUse = ++m_uses;
-        slot = found;
+        slot->lastUse = ++m_uses;
     }
     if (evicted) // not in use: calls come one at a time
         evicted->close();
