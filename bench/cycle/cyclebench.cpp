@@ -365,6 +365,9 @@ int main(int argc, char **argv)
                 zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
                 zhandle_t *zh = zookeeper_init(server.hostPort().toUtf8().constData(), nullptr, 10000, nullptr,
                                                nullptr, 0);
+                // As the backend: no resolving of the (numeric) host list on every poll.
+                if (zh)
+                    zoo_set_servers_resolution_delay(zh, -1);
                 for (int i = 0; zh && zoo_state(zh) != ZOO_CONNECTED_STATE && i < 500; ++i)
                     QThread::msleep(10);
                 if (!zh || zoo_state(zh) != ZOO_CONNECTED_STATE) {

@@ -139,6 +139,9 @@ public:
     {
         zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
         m_zh = zookeeper_init(where.toUtf8().constData(), nullptr, 10000, nullptr, nullptr, 0);
+        // As the backend: no resolving of the (numeric) host list on every poll of the IO thread.
+        if (m_zh)
+            zoo_set_servers_resolution_delay(m_zh, -1);
         for (int i = 0; m_zh && zoo_state(m_zh) != ZOO_CONNECTED_STATE && i < 1000; ++i)
             std::this_thread::sleep_for(10ms);
         if (!m_zh || zoo_state(m_zh) != ZOO_CONNECTED_STATE)

@@ -10,16 +10,14 @@
 
 #include <time.h>
 
-namespace {
 // CLOCK_MONOTONIC in ns: the clock of the engine's Ticker and of the fault suite's records,
 // so a trace of the requests lines up with the terms.
-qint64 monotonicNow()
+qint64 QSimbaZookeeperBatch::monotonicNow()
 {
     timespec ts{};
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return qint64(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
-} // namespace
 
 /*!
     \class QSimbaZookeeperBatch
@@ -113,8 +111,8 @@ void QSimbaZookeeperBatch::onData(int rc, const char *value, int length, const S
             if (stat)
                 reply.stat = *stat;
         }
-        --context->state->pending;
-        context->state->woken.wakeAll();
+        if (--context->state->pending == 0)
+            context->state->woken.wakeAll(); // the waiter needs every answer: wake it once
     }
     delete context;
 }
@@ -146,8 +144,8 @@ void QSimbaZookeeperBatch::onStrings(int rc, const String_vector *strings, const
         if (rc == ZOK && strings)
             for (int i = 0; i < strings->count; ++i)
                 reply.children.append(QString::fromUtf8(strings->data[i]));
-        --context->state->pending;
-        context->state->woken.wakeAll();
+        if (--context->state->pending == 0)
+            context->state->woken.wakeAll(); // the waiter needs every answer: wake it once
     }
     delete context;
 }

@@ -94,6 +94,8 @@ public:
     //! (ZNONODE, ZNODEEXISTS, ZBADVERSION, ZNOTEMPTY), which the caller reads from the replies.
     void wait();
     const Reply &operator[](int i) const;
+    //! CLOCK_MONOTONIC in ns, the clock of Reply::sentAt.
+    static qint64 monotonicNow();
 
 private:
     struct State;

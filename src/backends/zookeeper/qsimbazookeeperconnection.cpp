@@ -323,6 +323,12 @@ void QSimbaZookeeperConnection::connect()
     }
     m_handle.reset(zh);
     m_ready = false;
+    // The hosts are addresses (resolvedHosts()), resolved again for every new handle. By
+    // default the C client resolves its host list again each time its IO thread polls the
+    // socket: a getaddrinfo() with a netlink dump of the machine's interfaces per request
+    // sent and per answer received. -1 keeps the routine resolutions off; a connection loss
+    // still resolves (the addresses are numeric: no DNS).
+    zoo_set_servers_resolution_delay(zh, -1);
     if (!m_options.digest.isEmpty()) {
         const QByteArray credentials = m_options.digest.toUtf8();
         const int rc = zoo_add_auth(zh, "digest", credentials.constData(), int(credentials.size()), nullptr, nullptr);

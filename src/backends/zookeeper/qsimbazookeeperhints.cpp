@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "qsimbazookeeperhints_p.h"
 
+#include "qsimbazookeeperbatch_p.h"
 #include "qsimbazookeeperlogging_p.h"
 
 /*!
@@ -181,6 +182,9 @@ void QSimbaZookeeperHints::onLeaseChanged(zhandle_t *, int type, int, const char
     QMutexLocker lock(&self->m_mutex);
     self->m_watchedLeases.remove(name); // one-shot
     if (type == ZOO_DELETED_EVENT) {
+        // On the request trace's clock (CLOCK_MONOTONIC ns): where a handoff's time goes.
+        qCDebug(lcSimbaZookeeper, "lease %s deleted: hinted at %lld", qPrintable(name),
+                qlonglong(QSimbaZookeeperBatch::monotonicNow()));
         self->m_leases.remove(name); // the lease list's watch need not tell it again
         self->publish(Hint::Kind::Released, name);
     }

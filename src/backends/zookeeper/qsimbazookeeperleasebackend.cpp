@@ -169,9 +169,48 @@ struct QSimbaZookeeperLeaseBackend::Private
     //! lease watch has not told their release yet (a cycle of acquire and release).
     QSet<QString> releasedHere;
 
-    //! The uncontended acquire in one round trip; see acquire().
+    //! The uncontended acquire in one round trip; see acquire(). Tries the names of
+    //! \a pending the lease watch does not know as held, and those in \a forced; the names
+    //! found free again after losing are left in \a freed.
     void acquireFree(const QSimbaSessionId &session, QList<QSimbaLeaseName> &pending,
-                     QHash<QSimbaLeaseName, AcquireResult> &results);
+                     QHash<QSimbaLeaseName, AcquireResult> &results, const QList<QSimbaLeaseName> &forced,
+                     QList<QSimbaLeaseName> &freed);
+    //! Answers HeldBy, without writing the clock, for the names of \a leases (lease reads)
+    //! held by a session live even at serverNowAtMost(); returns the names found free.
+    //! The others stay in \a pending. The caller's own session must be live at that bound.
+    QList<QSimbaLeaseName> answerHeld(const QSimbaSessionId &session,
+                                      const QList<std::pair<QSimbaLeaseName, const Batch::Reply *>> &leases,
+                                      QList<QSimbaLeaseName> &pending, QHash<QSimbaLeaseName, AcquireResult> &results);
+
+    //! The server's clock as last seen by a write of this instance: the write's mtime, and
+    //! when the request was sent (CLOCK_MONOTONIC ns). The write landed after the send, so
+    //! at the send the server's clock was at most mtime + 1 ms (mtimes are whole ms).
+    struct ServerTime
+    {
+        qint64 sentNs = 0;
+        qint64 mtime = 0;
+    };
+    std::optional<ServerTime> serverTime;
+    void noteServerTime(const Batch::Reply &write, qint64 mtime)
+    {
+        if (!serverTime || write.sentAt >= serverTime->sentNs)
+            serverTime = ServerTime{write.sentAt, mtime};
+    }
+    //! An upper bound of the server's now (ms): the last write's mtime plus the time since
+    //! its send on the local monotonic clock, rounded up, with 0.1 % for the two clocks'
+    //! rates (NTP slews by at most 0.05 %). None without a write in the last minute. Only
+    //! ever used to answer HeldBy without writing the clock: a holder live at this bound is
+    //! live now; a bound that is off (a server clock stepped forward) makes a candidate
+    //! retry later, it never grants anything.
+    std::optional<qint64> serverNowAtMost() const
+    {
+        if (!serverTime)
+            return std::nullopt;
+        const qint64 elapsedNs = Batch::monotonicNow() - serverTime->sentNs;
+        if (elapsedNs < 0 || elapsedNs > 60'000'000'000LL)
+            return std::nullopt;
+        return serverTime->mtime + 1 + (elapsedNs + elapsedNs / 1000) / 1'000'000 + 1;
+    }
 
     QString sessionPath(const QSimbaSessionId &s) const { return zk.path(QStringLiteral("sessions/") + s.toString()); }
     QString sessionPath(const QString &s) const { return zk.path(QStringLiteral("sessions/") + s); }
@@ -453,6 +492,7 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaZookeeperLeaseBackend::keepAlive(const
             continue; // another instance kept it alive meanwhile: judge again
         if (write[w].rc == ZNONODE)
             return KeepAliveResult::expired();
+        d->noteServerTime(write[w], write[w].stat.mtime);
         if (write[w].stat.mtime >= view.mtime + view.record.lease) {
             // Too late: the write is its own tombstone.
             d->sweep(session);
@@ -477,11 +517,14 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaZookeeperLeaseBackend::keepAlive(const
 */
 void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &session,
                                                        QList<QSimbaLeaseName> &pending,
-                                                       QHash<QSimbaLeaseName, AcquireResult> &results)
+                                                       QHash<QSimbaLeaseName, AcquireResult> &results,
+                                                       const QList<QSimbaLeaseName> &forced,
+                                                       QList<QSimbaLeaseName> &freed)
 {
+    freed.clear();
     QList<QSimbaLeaseName> free;
     for (const auto &name : std::as_const(pending))
-        if (releasedHere.contains(name.toString()) || hints->mayBeFree(name.toString()))
+        if (forced.contains(name) || releasedHere.contains(name.toString()) || hints->mayBeFree(name.toString()))
             free.append(name);
     if (free.isEmpty())
         return;
@@ -495,6 +538,7 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
         int reply;
         int indexOp;
         int clockOp;
+        int leaseRead; // the lease read behind the multi (who won it), or -1
     };
     QList<Try> tries;
     for (const auto &name : std::as_const(free)) {
@@ -502,7 +546,12 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
         multi.create(leasePath(name.toString()), holder);
         const int indexOp = multi.create(own + QLatin1Char('/') + LeaseIndex + name.toString());
         const int clockOp = multi.set(clockPath(), {});
-        tries.append({name, batch.multi(multi), indexOp, clockOp});
+        const int reply = batch.multi(multi);
+        // A name another client released is likely raced for by its other waiters: the
+        // lease is read behind the multi (answered in order, so after it), and a loser
+        // learns its winner in the same round trip.
+        const int leaseRead = releasedHere.contains(name.toString()) ? -1 : batch.get(leasePath(name.toString()));
+        tries.append({name, reply, indexOp, clockOp, leaseRead});
     }
     batch.wait();
     const SessionView view = SessionView::of(batch[ownRead]);
@@ -531,12 +580,79 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
         expired(session);
     }
     for (const auto &t : std::as_const(won)) {
-        const qint64 token = batch[t.reply].stats[size_t(t.clockOp)].mzxid;
-        results.insert(t.name, AcquireResult::granted(token));
-        granted.insert(t.name.toString(), {token, session, 0});
+        const auto &stat = batch[t.reply].stats[size_t(t.clockOp)];
+        noteServerTime(batch[t.reply], stat.mtime);
+        results.insert(t.name, AcquireResult::granted(stat.mzxid));
+        granted.insert(t.name.toString(), {stat.mzxid, session, 0});
         releasedHere.remove(t.name.toString());
         pending.removeOne(t.name);
     }
+
+    // The names found held (the lease's create failed): answered HeldBy without writing the
+    // clock when the holder is live even at the latest the server's now can be
+    // (serverNowAtMost()). "Now" is needed to declare a holder expired, not to say it holds:
+    // a holder that may have expired is left to the full decision, which writes the clock.
+    QList<Try> held;
+    for (const auto &t : std::as_const(tries)) {
+        if (!batch[t.reply].ok() && batch[t.reply].errorOf(0) == ZNODEEXISTS) {
+            held.append(t);
+            releasedHere.remove(t.name.toString()); // another session took it since
+        }
+    }
+    const auto ownLiveAtMost = serverNowAtMost();
+    if (held.isEmpty() || !ownLiveAtMost || !view.isLive(*ownLiveAtMost))
+        return;
+    std::optional<Batch> late; // the leases not read behind their multi
+    QHash<QString, int> lateReads;
+    for (const auto &t : std::as_const(held)) {
+        if (t.leaseRead >= 0)
+            continue;
+        if (!late)
+            late.emplace(zk);
+        lateReads.insert(t.name.toString(), late->get(leasePath(t.name.toString())));
+    }
+    if (late)
+        late->wait();
+    QList<std::pair<QSimbaLeaseName, const Batch::Reply *>> leases;
+    for (const auto &t : std::as_const(held))
+        leases.append({t.name, t.leaseRead >= 0 ? &batch[t.leaseRead] : &(*late)[lateReads.value(t.name.toString())]});
+    freed = answerHeld(session, leases, pending, results);
+}
+
+QList<QSimbaLeaseName> QSimbaZookeeperLeaseBackend::Private::answerHeld(
+    const QSimbaSessionId &session, const QList<std::pair<QSimbaLeaseName, const Batch::Reply *>> &leases,
+    QList<QSimbaLeaseName> &pending, QHash<QSimbaLeaseName, AcquireResult> &results)
+{
+    QList<QSimbaLeaseName> free;
+    Batch holders(zk);
+    QHash<QString, int> holderReads;
+    for (const auto &[name, lease] : leases) {
+        if (lease->rc == ZNONODE) {
+            free.append(name); // released since: worth the one-round-trip acquire again
+            continue;
+        }
+        const QString id = QString::fromUtf8(lease->data);
+        if (lease->ok() && id != session.toString() && !sessionIdOf(id).isNull() && !holderReads.contains(id))
+            holderReads.insert(id, holders.get(sessionPath(id)));
+    }
+    if (holderReads.isEmpty())
+        return free;
+    holders.wait();
+    const auto now = serverNowAtMost(); // after the reads: the later, the safer
+    if (!now)
+        return free;
+    for (const auto &[name, lease] : leases) {
+        const QString id = QString::fromUtf8(lease->data);
+        if (!lease->ok() || !holderReads.contains(id))
+            continue;
+        const SessionView holderView = SessionView::of(holders[holderReads.value(id)]);
+        if (!holderView.isLive(*now))
+            continue;
+        results.insert(name, AcquireResult::heldBy(sessionIdOf(id), lease->stat.mzxid, holderView.remaining(*now)));
+        hints->watchLease(zk.handle(), name.toString()); // the waiter's hint
+        pending.removeOne(name);
+    }
+    return free;
 }
 
 /*!
@@ -561,9 +677,35 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
     QHash<QSimbaLeaseName, AcquireResult> results;
     QList<QSimbaLeaseName> pending(names.cbegin(), names.cend());
     QStringList expiredHolders; // taken over from: removed once the grants are done
-    d->acquireFree(session, pending, results);
+    QList<QSimbaLeaseName> freed;
+    d->acquireFree(session, pending, results, {}, freed);
+    // A lock passed around quickly is often free again when a loser reads it: try again the
+    // same way, as long as the reads keep finding it free.
+    for (int again = 1; again < MaxAttempts && !freed.isEmpty() && !pending.isEmpty(); ++again)
+        d->acquireFree(session, pending, results, QList<QSimbaLeaseName>(freed), freed);
     if (pending.isEmpty())
         return results;
+    // Names the lease watch knows as held: read, and answered HeldBy without writing the clock
+    // when their holders are live at the latest the server's now can be (serverNowAtMost()).
+    if (d->serverNowAtMost()) {
+        Batch reads(d->zk);
+        const int ownRead = reads.get(own);
+        QList<std::pair<QSimbaLeaseName, int>> leaseReads;
+        for (const auto &name : std::as_const(pending))
+            leaseReads.append({name, reads.get(d->leasePath(name.toString()))});
+        reads.wait();
+        const auto bound = d->serverNowAtMost();
+        if (bound && SessionView::of(reads[ownRead]).isLive(*bound)) {
+            QList<std::pair<QSimbaLeaseName, const Batch::Reply *>> leases;
+            for (const auto &[name, read] : std::as_const(leaseReads))
+                leases.append({name, &reads[read]});
+            freed = d->answerHeld(session, leases, pending, results);
+            for (int again = 0; again < MaxAttempts && !freed.isEmpty() && !pending.isEmpty(); ++again)
+                d->acquireFree(session, pending, results, QList<QSimbaLeaseName>(freed), freed);
+            if (pending.isEmpty())
+                return results;
+        }
+    }
     const auto sweepHolders = qScopeGuard([&] { d->sweepExpired(expiredHolders); });
     for (int attempt = 0; attempt < MaxAttempts; ++attempt) {
         // The leases, the caller's session, then the clock: now is no earlier than the reads.
@@ -575,6 +717,7 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
         const int clock = leases.set(d->clockPath(), {});
         leases.wait();
         const qint64 now = leases[clock].stat.mtime;
+        d->noteServerTime(leases[clock], now);
         if (!SessionView::of(leases[ownRead]).isLive(now))
             d->expired(session);
 

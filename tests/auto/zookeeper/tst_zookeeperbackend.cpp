@@ -22,8 +22,25 @@
 #include <functional>
 #include <thread>
 
+#include <dlfcn.h>
+#include <netdb.h>
+
 using namespace std::chrono_literals;
 using Backend = QSimbaZookeeperLeaseBackend;
+
+namespace {
+std::atomic<int> addressLookups{0};
+}
+
+// Counts every getaddrinfo() of the process, the C client's included (the executable's
+// definition comes first in the lookup), and forwards to the C library's.
+extern "C" Q_DECL_EXPORT int getaddrinfo(const char *node, const char *service, const addrinfo *hints, addrinfo **result)
+{
+    addressLookups.fetch_add(1);
+    using Real = int (*)(const char *, const char *, const addrinfo *, addrinfo **);
+    static const Real real = reinterpret_cast<Real>(dlsym(RTLD_NEXT, "getaddrinfo"));
+    return real(node, service, hints, result);
+}
 
 class tst_ZookeeperBackend : public QObject
 {
@@ -103,6 +120,16 @@ class tst_ZookeeperBackend : public QObject
         for (const QByteArray &line : server.fourLetterWord("mntr").split('\n'))
             if (line.startsWith("zk_packets_received"))
                 return line.split('\t').value(1).trimmed().toLongLong();
+        return -1;
+    }
+
+    // The server's last zxid (the "srvr" four-letter word): every write takes one, a
+    // conditional write that failed (a multi whose create found the node) included.
+    qint64 lastZxid() const
+    {
+        for (const QByteArray &line : server.fourLetterWord("srvr").split('\n'))
+            if (line.startsWith("Zxid: 0x"))
+                return line.mid(8).trimmed().toLongLong(nullptr, 16);
         return -1;
     }
 
@@ -286,6 +313,24 @@ private Q_SLOTS:
         waiter.closeSession(s2);
     }
 
+    // The hosts are resolved when a handle is made, not again by the C client's IO thread
+    // for each request it sends and each answer it reads (its default: a getaddrinfo() with
+    // a netlink dump of the interfaces per poll).
+    void connectedClientResolvesNothing()
+    {
+        Backend b(options(QStringLiteral("resolve")));
+        const auto s = b.openSession(30s).id; // connected
+        const int before = addressLookups.load();
+        const auto n = name("resolved");
+        for (int i = 0; i < 20; ++i) {
+            const auto r = b.acquire(s, {n}).value(n);
+            QVERIFY(r.isGranted);
+            b.release(s, {{n, r.token}});
+        }
+        QCOMPARE(addressLookups.load() - before, 0);
+        b.closeSession(s);
+    }
+
     // An uncontended lock cycle sends what the operation needs: acquire one read pipelined
     // with one multi (2 requests, 1 round trip), release one multi. Before, acquire read the
     // lease, the session and wrote the clock, then wrote the grant (4 requests, 2 round
@@ -334,6 +379,76 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(QSimbaSessionExpiredError, b.acquire(s, {name("after-close")}));
         QVERIFY(other.acquire(s2, {name("after-close")}).value(name("after-close")).isGranted);
         other.closeSession(s2);
+    }
+
+    // A candidate that finds the lock held writes nothing beyond its failed create: the
+    // holder is judged live without writing the clock (the server's now is bounded by the
+    // candidate's last write and its monotonic clock). A holder that may have expired is
+    // still judged on the clock, and taken over.
+    void losingAcquireWritesNoClock()
+    {
+        const auto o = options(QStringLiteral("loser"));
+        Backend holder(o), loser(o);
+        const auto h = holder.openSession(30s).id, l = loser.openSession(30s).id;
+        const auto n = name("contended");
+        const auto t = holder.acquire(h, {n}).value(n);
+        QVERIFY(t.isGranted);
+        QVERIFY(loser.keepAlive(l, 30s, {}).isLive); // a write: the loser has seen the server's clock
+        qint64 writes = std::numeric_limits<qint64>::max();
+        for (int round = 0; round < 3; ++round) { // the least of a few: ignores a stray write
+            const qint64 before = lastZxid();
+            QVERIFY(before > 0);
+            const auto r = loser.acquire(l, {n}).value(n);
+            writes = std::min(writes, lastZxid() - before);
+            QVERIFY(!r.isGranted);
+            QCOMPARE(r.holder, h);
+            QCOMPARE(r.token, t.token);
+            QVERIFY(r.holderRemaining);
+            QVERIFY2(*r.holderRemaining > 20s && *r.holderRemaining <= 30s,
+                     qPrintable(QString::number(r.holderRemaining->count())));
+        }
+        QCOMPARE(writes, 1); // the failed multi; no clock write
+
+        // A loser of a name it released last (read after the multi, not behind it) is
+        // answered the same way, and its watch hints the next release.
+        Collector collector;
+        auto subscription = loser.subscribe(collector.listener());
+        holder.release(h, {{n, t.token}});
+        const auto mine = loser.acquire(l, {n}).value(n);
+        QVERIFY(mine.isGranted && mine.token > t.token);
+        loser.release(l, {{n, mine.token}});
+        const auto again = holder.acquire(h, {n}).value(n);
+        QVERIFY(again.isGranted && again.token > mine.token);
+        const qint64 before = lastZxid();
+        const auto lost = loser.acquire(l, {n}).value(n);
+        const qint64 written = lastZxid() - before;
+        QVERIFY(!lost.isGranted);
+        QCOMPARE(lost.holder, h);
+        QCOMPARE(lost.token, again.token);
+        QVERIFY2(written <= 1, qPrintable(QString::number(written)));
+        // Once the loser's lease watch has listed the lease as held, its acquire writes
+        // nothing at all: the lease and the holder are read, the clock is not written.
+        const auto writesOfLosing = [&] {
+            const qint64 start = lastZxid();
+            const auto r = loser.acquire(l, {n}).value(n);
+            return r.isGranted || r.holder != h || r.token != again.token ? qint64(-1) : lastZxid() - start;
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(writesOfLosing(), qint64(0), 5000);
+        collector.clear();
+        holder.release(h, {{n, again.token}});
+        QTRY_VERIFY_WITH_TIMEOUT(collector.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
+
+        // A holder whose session ran out is judged on the server's clock and taken over.
+        const auto m = name("expiring");
+        const auto shortLived = holder.openSession(300ms).id;
+        const auto doomed = holder.acquire(shortLived, {m}).value(m);
+        QVERIFY(doomed.isGranted);
+        const auto waiting = loser.acquire(l, {m}).value(m);
+        QVERIFY(!waiting.isGranted);
+        QVERIFY(waiting.holderRemaining && *waiting.holderRemaining <= 300ms);
+        QTRY_VERIFY_WITH_TIMEOUT(loser.acquire(l, {m}).value(m).isGranted, 5000);
+        holder.closeSession(h);
+        loser.closeSession(l);
     }
 
     void concurrentTakeoverHasOneWinner()
