@@ -47,8 +47,6 @@ public:
     const Options &options() const { return m_options; }
     const QSimbaSqlDialect &dialect() const { return m_dialect; }
     const QString &description() const { return m_description; }
-    //! Whether the connection is open (it may have been lost since).
-    bool isOpen() const { return m_db.isOpen(); }
 
     //! Runs \a sql (prepared once per connection when it has binds). Throws QSimbaBackendError.
     Rows exec(const QString &sql, const QVariantList &binds = {}, int *affected = nullptr);

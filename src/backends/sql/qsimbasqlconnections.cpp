@@ -93,17 +93,6 @@ QSimbaSqlConnection &QSimbaSqlConnections::current()
     return *slot->connection;
 }
 
-int QSimbaSqlConnections::callerConnections() const
-{
-    std::lock_guard lock(m_mutex);
-    int open = 0;
-    for (const auto &slot : m_others) {
-        std::lock_guard slotLock(slot->mutex);
-        open += slot->connection && slot->connection->isOpen() ? 1 : 0;
-    }
-    return open;
-}
-
 milliseconds QSimbaSqlConnections::callBound() const
 {
     const Options &o = m_home.options();

@@ -40,8 +40,6 @@ public:
     const QSimbaSqlConnection &home() const { return m_home; }
     //! The calling thread's connection, created (not opened) on its first use.
     QSimbaSqlConnection &current();
-    //! The connections kept for threads other than the first one (tests).
-    int callerConnections() const;
 
     //! The longest one call can take on any thread's connection by the backend's own bounds:
     //! a kept connection found lost (at most statementTimeout + CallSlack), then connecting
@@ -52,7 +50,7 @@ public:
 
 private:
     QSimbaSqlConnection m_home;
-    mutable std::mutex m_mutex;
+    std::mutex m_mutex;
     quint64 m_homeThread = 0;                          // guarded by m_mutex
     quint64 m_uses = 0;                                // guarded by m_mutex
     QHash<quint64, std::shared_ptr<Slot>> m_others;   // guarded by m_mutex
