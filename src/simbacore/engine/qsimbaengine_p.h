@@ -131,6 +131,8 @@ public:
     QSet<int> groupPartitions(const QString &group) const;
     Nanos nextWakeup() const;
     std::vector<Effect> takeEffects();
+    //! Whether an input left effects not taken yet.
+    bool hasEffects() const { return !m_effects.empty(); }
     QSimbaSnapshot snapshot(Nanos now) const;
     bool isClosed() const { return m_closed; }
     bool isClosing() const { return m_closing; }
@@ -243,6 +245,8 @@ private:
     void assign(Nanos now, Group &g);
     void checkGroupStopped(Nanos now, Group &g);
     bool sendGroupCall(Nanos now);
+    //! Whether every partition slot of the stopping group \a name is idle: its leave may go.
+    bool groupHandedOver(const QString &name) const;
 
     // qsimbaenginedeliveries.cpp
     void enqueue(const QString &stream, Task task);

@@ -161,6 +161,7 @@ void Core::win(Nanos now, Slot &e, qint64 token)
     e.term = std::make_shared<QSimbaTermPrivate>(e.name, token, m_options.ticker, m_session.deadline);
     e.term->session = m_session.id;
     e.term->began = now;
+    m_orphans.remove(e.name); // owned with a term now: no orphan acquire of it
     e.lastToken = token;
     e.grantedTo = 0;
     e.termSession = m_session.id;
