@@ -3,7 +3,9 @@
 // on SQLite (a file in a temporary directory) and on the PostgreSQL and MariaDB servers of the
 // test fixtures (loopback, temporary data directories):
 //   qsimba_sqlbench [--quick] [--rounds N] [--only sqlite|postgresql|mariadb] [--loop SECONDS]
-// (--loop: only SPI lock cycles for SECONDS, for a profiler such as `perf record -a`)
+//                   [--lock-loop SECONDS]
+// (--loop: only SPI lock cycles for SECONDS, for a profiler such as `perf record -a`;
+// --lock-loop: only QSimba lock cycles, acquire(10 s) then close(), for SECONDS)
 // For each database it prints one table row per figure: median and p99 in microseconds, and
 // the median as a ratio to the raw `SELECT 1` and to one autocommit `UPDATE` through
 // QSqlDatabase (the cycles also to two UPDATEs: a lock cycle needs two durable writes). One
@@ -13,7 +15,9 @@
 //                            QSqlDatabase of their own)
 //   spi_acquire, spi_release, spi_cycle
 //                            the backend's calls alone (acquire of one free name, its release)
-//   lock_cycle               QSimba: QSimbaLock::acquire() then QSimbaLockTerm::close()
+//   lock_cycle               QSimba: QSimbaLock::acquire(10 s) then QSimbaLockTerm::close()
+//                            (a timeout of at least the backend's call bound, 8 s with the
+//                            default options, lets the caller run its calls itself)
 //   hint_latency             the backend alone: a session waits for a name (its acquire was
 //                            answered HeldBy); another backend releases it: from release()
 //                            called to the Released hint delivered to the waiter's subscription
@@ -62,6 +66,7 @@ struct Settings
     int handoffs = 40;  // per handoff figure
     QString only;
     int loopSeconds = 0; // > 0: only run SPI lock cycles this long (for a profiler)
+    bool lockLoop = false; // with loopSeconds: QSimba lock cycles instead
 };
 
 struct Figure
@@ -368,25 +373,43 @@ double cpuSeconds(qint64 pid)
                               : 0;
 }
 
-// Runs SPI lock cycles for \a seconds, for a profiler to watch; prints their rate.
-void loop(const char *database, const QUrl &url, int seconds)
+// Runs \a cycle (\a what) for \a seconds, for a profiler to watch; prints the rate.
+void timedLoop(const char *database, const char *what, int seconds, const std::function<void()> &cycle)
 {
-    const auto b = Backend::fromUrl(url);
-    const auto session = b->openSession(60s).id;
-    const auto x = QSimbaLeaseName::of(QStringLiteral("bench"));
-    std::printf("%-10s looping SPI lock cycles for %d s (pid %lld)\n", database, seconds, qlonglong(getpid()));
+    std::printf("%-10s looping %s for %d s (pid %lld)\n", database, what, seconds, qlonglong(getpid()));
     std::fflush(stdout);
     QElapsedTimer t;
     t.start();
     qint64 n = 0;
     for (; t.elapsed() < seconds * 1000; ++n)
-        b->release(session, {{x, b->acquire(session, {x}).value(x).token}});
+        cycle();
+    std::printf("%-10s %lld %s, %.1f us each\n", database, qlonglong(n), what, double(t.nsecsElapsed()) / 1e3 / double(n));
+}
+
+// SPI lock cycles, the backend alone.
+void loop(const char *database, const QUrl &url, int seconds)
+{
+    const auto b = Backend::fromUrl(url);
+    const auto session = b->openSession(60s).id;
+    const auto x = QSimbaLeaseName::of(QStringLiteral("bench"));
+    timedLoop(database, "SPI lock cycles", seconds,
+              [&] { b->release(session, {{x, b->acquire(session, {x}).value(x).token}}); });
     b->closeSession(session);
-    std::printf("%-10s %lld cycles, %.1f us each\n", database, qlonglong(n), double(t.nsecsElapsed()) / 1e3 / double(n));
+}
+
+// QSimba lock cycles: acquire(10 s), close() (or `perf stat` to count their wake-ups).
+void lockLoop(const char *database, const QUrl &url, int seconds)
+{
+    auto c = client(url, 10s);
+    QSimbaLock *lock = c->lock(QStringLiteral("cycle"));
+    lock->acquire(10s).close(); // connected, the name's row exists
+    timedLoop(database, "lock cycles", seconds, [&] { lock->acquire(10s).close(); });
 }
 
 void run(const char *database, const QUrl &url, const Settings &s, MariaDbServer *mariadb = nullptr)
 {
+    if (s.loopSeconds > 0 && s.lockLoop)
+        return lockLoop(database, url, s.loopSeconds);
     if (s.loopSeconds > 0)
         return loop(database, url, s.loopSeconds);
     Table table(database);
@@ -440,7 +463,7 @@ void run(const char *database, const QUrl &url, const Settings &s, MariaDbServer
         QSimbaLock *lock = c->lock(QStringLiteral("cycle"));
         const auto metrics = c->backendMetrics();
         const quint64 acquires = metrics->stats(Call::Acquire).count, releases = metrics->stats(Call::Release).count;
-        const Figure f = timeEach(s.cycles, raw, [&] { lock->acquire(5s).close(); });
+        const Figure f = timeEach(s.cycles, raw, [&] { lock->acquire(10s).close(); });
         table.add(QStringLiteral("lock_cycle"), f, raw.take(), 2);
         const double cycles = s.cycles + std::min(s.cycles, 20);
         note += QStringLiteral("%1lock_cycle: %2 acquire and %3 release calls per cycle")
@@ -516,9 +539,12 @@ int main(int argc, char **argv)
             s.only = args.at(++i);
         } else if (args.at(i) == QLatin1String("--loop") && i + 1 < args.size()) {
             s.loopSeconds = std::max(1, args.at(++i).toInt());
+        } else if (args.at(i) == QLatin1String("--lock-loop") && i + 1 < args.size()) {
+            s.loopSeconds = std::max(1, args.at(++i).toInt());
+            s.lockLoop = true;
         } else {
             std::fprintf(stderr, "usage: qsimba_sqlbench [--quick] [--rounds N] [--only sqlite|postgresql|mariadb] "
-                                 "[--loop SECONDS]\n");
+                                 "[--loop SECONDS] [--lock-loop SECONDS]\n");
             return 2;
         }
     }

@@ -306,7 +306,13 @@ private:
             at(std::max(now(), simOf(c, wake) + uniform(0ms, 2ms)), [this, cp, version] {
                 if (cp->wakeVersion != version)
                     return;
-                cp->core->tick(cp->local->now());
+                const Nanos at = cp->local->now();
+                cp->core->tick(at);
+                // A tick that changed nothing must not be due again at once: the runtime's
+                // timer would fire at once, again and again (a spin of the engine thread).
+                if (cp->core->nextWakeup() <= at && !cp->core->hasEffects())
+                    fail(QStringLiteral("client %1: a tick at %2 ns left nothing to do and a wake-up due at %3 ns")
+                             .arg(cp->index).arg(at.count()).arg(cp->core->nextWakeup().count()));
                 settle(*cp);
             });
         }
@@ -1028,9 +1034,18 @@ private:
             ++it;
         }
         std::sort(m_valid.begin(), m_valid.end(), [](const auto *a, const auto *b) { return *a < *b; });
-        for (size_t i = 1; i < m_valid.size(); ++i)
-            if (*m_valid[i] == *m_valid[i - 1] && !m_dropped.count(m_valid[i]->toString()))
-                fail(QStringLiteral("two valid terms of %1").arg(m_valid[i]->toString()));
+        for (size_t i = 1; i < m_valid.size(); ++i) {
+            if (*m_valid[i] != *m_valid[i - 1] || m_dropped.count(m_valid[i]->toString()))
+                continue;
+            QString who;
+            for (const auto &[client, term] : m_terms)
+                if (term->name == *m_valid[i])
+                    who += QStringLiteral(" [client %1, token %2, session %3, %4 ms left%5]")
+                               .arg(client).arg(term->token).arg(term->session.toString())
+                               .arg(double((term->deadline() - m_clients[client]->local->now()).count()) / 1e6)
+                               .arg(term->isRevoked() ? QStringLiteral(", revoked") : QString());
+            fail(QStringLiteral("two valid terms of %1:%2").arg(m_valid[i]->toString(), who));
+        }
     }
 
     void dropRandomLease()
@@ -1119,6 +1134,8 @@ private:
             if (!processOne())
                 scheduleAction(now() + 10ms);
             check();
+            if (std::any_of(m_terms.cbegin(), m_terms.cend(), [&](const auto &t) { return t.second->name == m_lock && t.second->isValid(); }))
+                m_lockBusyAt = now();
             if (!settledSeen && now() >= settled) {
                 settledSeen = true;
                 m_groupActions = false; // users stopped acting
@@ -1181,6 +1198,11 @@ private:
         for (quint64 id : m_open) {
             auto w = m_waiters.find(id);
             if (w != m_waiters.end() && w->second == Core::Never && validTerm(QStringLiteral("lock")))
+                continue;
+            // Nor one whose lock was held a moment ago: a waiter that heard no release tries
+            // at its next poll (the renew interval and the jitter after its last try).
+            if (w != m_waiters.end() && w->second == Core::Never
+                && now() - m_lockBusyAt < m_config.renewInterval() + m_config.retryJitter() + 50ms)
                 continue;
             if (w != m_waiters.end() && w->second != Core::Never && now() < w->second + 1s)
                 continue; // its timeout has not passed yet
@@ -1296,6 +1318,7 @@ private:
     bool m_groupActions = true;                            // users start and stop groups
     double m_hintLoss = 0.3;
     Nanos m_holdMax = 1500ms;
+    Nanos m_lockBusyAt{0}; // the quiet period's last instant with a valid term of the lock
     std::vector<std::pair<int, Nanos>> m_handoffs;         // (client, heard a release)
     std::vector<const QSimbaLeaseName *> m_valid;          // check(): names of the valid terms
     std::map<quint64, Nanos> m_promisedAt;                 // future → when it was asked for

@@ -3,6 +3,7 @@
 
 #include "qsimbaerror.h"
 #include "qsimbasqlconnection_p.h"
+#include "qsimbasqlconnections_p.h"
 #include "qsimbasqlhintlistener_p.h"
 #include "qsimbasqlhints_p.h"
 #include "qsimbasqloptions_p.h"
@@ -26,16 +27,20 @@
     duration is computed by the database's clock inside the statements; the client's clock
     is never written or compared.
 
-    The connection is opened lazily on the first call and used only on that call's thread
-    (QSimbaSqlConnection). A failed call closes it; the next call reopens it (and retries
+    Each calling thread has a connection of its own (QSimbaSqlConnections; a QSqlDatabase
+    connection is used only on the thread that opened it): the first calling thread's (the
+    engine's backend thread) is kept for the backend's life; another thread's (a caller that
+    runs its own acquire or release, docs/engine.md "Caller runs") until that thread ends, the
+    backend is destroyed, or it is the least recently used of more than
+    QSimbaSqlConnections::MaxCallerConnections. Each is opened lazily by its thread's first
+    call (QSimbaSqlConnection). A failed call closes it; the next call reopens it (and retries
     once, when a connection that was open before turns out to be lost).
 
     Every SPI call runs on the calling thread and blocks until the database answered or the
     call's deadline passed: connecting at most the connect timeout, then the whole call at
     most statementTimeout + QSimbaSqlConnection::CallSlack (see docs/backend-sql.md for what
     enforces it on each database). Failures of the database throw QSimbaBackendError naming
-    describe() and the cause; bad input throws QSimbaInvalidArgumentError; a call from
-    another thread throws QSimbaIllegalStateError.
+    describe() and the cause; bad input throws QSimbaInvalidArgumentError.
 
     Leases in an SQL database through QSqlDatabase: SQLite (QSQLITE, one file shared by the
     processes of one host), PostgreSQL (QPSQL) and MySQL/MariaDB (QMYSQL). The backend reads
@@ -44,9 +49,9 @@
     beforehand); every time is the database's clock. docs/backend-sql.md has the schema, the
     URLs, TLS, the timeouts and what bounds each call, and what each database needs.
 
-    Thread-affine: the connection is opened lazily by the first SPI call and used only on the
-    thread of that call; a call from another thread throws QSimbaIllegalStateError. Destroy the
-    backend on that thread, or after that thread has finished.
+    Callable from any thread, one call at a time (Capabilities::anyThread). Destroy the
+    backend on the thread of its first call, or after that thread has finished; the other
+    threads' connections are closed then (they are idle: calls come one at a time).
 */
 
 using Millis = QSimbaLeaseBackend::Millis;
@@ -61,13 +66,16 @@ public:
     using Hint = QSimbaLeaseBackend::Hint;
 
     explicit QSimbaSqlLeaseBackendPrivate(const Options &o)
-        : connection(o), dialect(connection.dialect()),
+        : connections(o), dialect(connections.home().dialect()),
           hintFile(o.driver == Driver::Sqlite ? QSimbaSqlHints::sideFile(o) : QString())
     {
     }
 
-    QSimbaSqlConnection connection;
+    QSimbaSqlConnections connections;
     const QSimbaSqlDialect &dialect;
+    //! The calling thread's connection.
+    QSimbaSqlConnection &connection() { return connections.current(); }
+    const QString &description() const { return connections.home().description(); }
     // SQLite: the hints of the running call, appended to hintFile once it committed.
     const QString hintFile;
     QList<Hint> pending;
@@ -76,7 +84,7 @@ public:
 
     Rows exec(const QString &sql, const QVariantList &binds = {}, int *affected = nullptr)
     {
-        return connection.exec(sql, binds, affected);
+        return connection().exec(sql, binds, affected);
     }
     // One SPI call as one locked transaction; its SQLite hints go out once it committed.
     template<typename Body>
@@ -84,10 +92,10 @@ public:
     {
         pending.clear();
         if constexpr (std::is_void_v<decltype(body())>) {
-            connection.call(std::forward<Body>(body));
+            connection().call(std::forward<Body>(body));
             publish();
         } else {
-            auto result = connection.call(std::forward<Body>(body));
+            auto result = connection().call(std::forward<Body>(body));
             publish();
             return result;
         }
@@ -190,7 +198,7 @@ QSimbaSqlLeaseBackendPrivate::acquireByRoutine(const QSimbaSessionId &session, c
     for (const auto &name : names)
         list.append(name.toString());
     // One round trip: the routine locks, reads and writes inside the server, and commits.
-    const Rows rows = connection.routine(dialect.acquireCall(),
+    const Rows rows = connection().routine(dialect.acquireCall(),
                                          {QSimbaSqlLeaseBackend::SchemaVersion, session.toString(),
                                           list.join(QLatin1Char(','))});
     if (rows.isEmpty() || rows.first().value(4).isNull() || rows.first().value(4).toLongLong() <= 0)
@@ -207,11 +215,11 @@ QSimbaSqlLeaseBackendPrivate::acquireByRoutine(const QSimbaSessionId &session, c
             results.insert(name, AcquireResult::heldBy(QSimbaSessionId::of(holder), token, Millis(holderRemaining)));
         else // free, yet not taken by the routine that read it free: never granted
             throw QSimbaBackendError(QStringLiteral("%1: acquire read \"%2\" as free but did not take it")
-                                         .arg(connection.description(), name.toString()));
+                                         .arg(description(), name.toString()));
     }
     if (results.size() != names.size())
         throw QSimbaBackendError(QStringLiteral("%1: acquire of %2 names answered %3 of them")
-                                     .arg(connection.description())
+                                     .arg(description())
                                      .arg(names.size())
                                      .arg(results.size()));
     return results;
@@ -272,7 +280,7 @@ QSimbaSqlLeaseBackendPrivate::acquireLocked(const QSimbaSessionId &session, cons
 void QSimbaSqlLeaseBackendPrivate::sessionExpired(const QSimbaSessionId &session) const
 {
     throw QSimbaSessionExpiredError(
-        QStringLiteral("%1: session %2 has expired").arg(connection.description(), session.toString()));
+        QStringLiteral("%1: session %2 has expired").arg(description(), session.toString()));
 }
 
 // Frees the session's leases and memberships and forgets it: it is never revived.
@@ -316,8 +324,8 @@ QSimbaSqlLeaseBackend::QSimbaSqlLeaseBackend(const Options &options)
 }
 
 /*!
-    Closes and removes the connection. Call it on the thread that made the calls, or after
-    that thread finished.
+    Closes and removes the connections. Call it on the thread that made the first call, or
+    after that thread finished, and not while a call runs.
 */
 QSimbaSqlLeaseBackend::~QSimbaSqlLeaseBackend() = default;
 
@@ -353,16 +361,22 @@ std::unique_ptr<QSimbaSqlLeaseBackend> QSimbaSqlLeaseBackend::fromUrl(const QUrl
 Options QSimbaSqlLeaseBackend::options() const
 {
     Q_D(const QSimbaSqlLeaseBackend);
-    return d->connection.options();
+    return d->connections.home().options();
 }
 
 /*!
     Inspection, Released and MembersChanged hints everywhere: PostgreSQL LISTEN/NOTIFY, an
     SQLite side file watched by the other processes, MySQL/MariaDB reads of the waited rows.
+    Calls from any thread, one at a time, each thread on a connection of its own
+    (QSimbaSqlConnections), bounded by QSimbaSqlConnections::callBound().
 */
 QSimbaLeaseBackend::Capabilities QSimbaSqlLeaseBackend::capabilities() const
 {
-    return {true, true, true};
+    Q_D(const QSimbaSqlLeaseBackend);
+    Capabilities caps{true, true, true};
+    caps.anyThread = true;
+    caps.callBound = d->connections.callBound();
+    return caps;
 }
 
 /*!
@@ -371,7 +385,7 @@ QSimbaLeaseBackend::Capabilities QSimbaSqlLeaseBackend::capabilities() const
 QString QSimbaSqlLeaseBackend::describe() const
 {
     Q_D(const QSimbaSqlLeaseBackend);
-    return d->connection.description();
+    return d->description();
 }
 
 /*!
@@ -486,7 +500,7 @@ void QSimbaSqlLeaseBackend::release(const QSimbaSessionId &session, const QHash<
                                      QStringLiteral("name"), binds, Hint::Kind::Released);
     d->pending.clear();
     int affected = 0;
-    const auto rows = d->connection.single(change.sql, change.binds, &affected);
+    const auto rows = d->connection().single(change.sql, change.binds, &affected);
     d->changed(rows, affected, Hint::Kind::Released);
     d->publish();
 }
@@ -563,11 +577,11 @@ std::unique_ptr<QSimbaLeaseBackend::Subscription> QSimbaSqlLeaseBackend::subscri
     Q_D(QSimbaSqlLeaseBackend);
     switch (d->dialect.driver()) {
     case Driver::Postgres:
-        return std::make_unique<QSimbaSqlHintListener>(d->dialect, d->connection.description(), std::move(listener));
+        return std::make_unique<QSimbaSqlHintListener>(d->dialect, d->description(), std::move(listener));
     case Driver::Sqlite: return std::make_unique<QSimbaSqlHintWatcher>(d->hintFile, std::move(listener));
     case Driver::MySql: break;
     }
-    return std::make_unique<QSimbaSqlHintPoller>(d->dialect, d->connection.description(), d->interest,
+    return std::make_unique<QSimbaSqlHintPoller>(d->dialect, d->description(), d->interest,
                                                  std::move(listener));
 }
 

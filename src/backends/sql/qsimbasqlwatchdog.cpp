@@ -13,6 +13,7 @@
 #include <thread>
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <sys/socket.h>
 
 using Clock = std::chrono::steady_clock;
@@ -36,14 +37,24 @@ public:
         return watchdog;
     }
 
+    //! While guards keep being armed, the thread wakes at least this often: a guard armed
+    //! with a later deadline than its next wake-up does not need to wake it.
+    static constexpr std::chrono::milliseconds IdleWake{1000};
+
     quint64 arm(int fd, Clock::time_point deadline)
     {
         std::lock_guard lock(m_mutex);
-        if (!m_thread.joinable())
+        if (!m_thread.joinable()) {
             m_thread = std::thread([this] { run(); });
+            ::pthread_setname_np(m_thread.native_handle(), "simba-sql-watch");
+        }
         const quint64 id = ++m_next;
         m_armed.emplace(id, Entry{fd, deadline, false});
-        m_changed.notify_all();
+        m_armedSinceWake = true;
+        // Woken only when it would otherwise wake too late for this deadline: not once per
+        // statement (a context switch on every call's path).
+        if (deadline < m_wakeAt)
+            m_changed.notify_all();
         return id;
     }
 
@@ -102,6 +113,12 @@ private:
                     next = std::min(next, e.deadline);
                 }
             }
+            // Nothing armed: wake again after IdleWake while guards keep coming (so arming
+            // one need not wake this thread), else only when one is armed.
+            if (next == Clock::time_point::max() && m_armedSinceWake)
+                next = now + IdleWake;
+            m_armedSinceWake = false;
+            m_wakeAt = next;
             if (next == Clock::time_point::max())
                 m_changed.wait(lock);
             else
@@ -113,6 +130,8 @@ private:
     std::condition_variable m_changed;
     std::map<quint64, Entry> m_armed;
     quint64 m_next = 0;
+    Clock::time_point m_wakeAt = Clock::time_point::min(); // when the thread wakes next
+    bool m_armedSinceWake = false;
     bool m_stop = false;
     std::thread m_thread;
 };

@@ -17,7 +17,10 @@ class QSqlDatabase;
  * passes: the blocked call returns at once with a connection error, and the connection is
  * then closed and reopened by the next call.
  *
- * One process-wide thread serves every guard. Thread-safe. The socket is only shut down,
+ * One process-wide thread ("simba-sql-watch") serves every guard; arming one wakes it only
+ * when its next wake-up is later than the new deadline (while guards keep coming it wakes
+ * at least once a second, so a statement's guard normally costs no context switch).
+ * Thread-safe. The socket is only shut down,
  * never closed, and only while its guard is armed: the guard is disarmed (under the
  * watchdog's mutex) before the connection can close the descriptor.
  */

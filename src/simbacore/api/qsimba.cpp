@@ -8,6 +8,7 @@
 #include "qsimbainstrumentedbackend_p.h"
 #include "qsimbalogging_p.h"
 
+#include <QtCore/QMetaMethod>
 #include <QtCore/QRandomGenerator>
 
 /*!
@@ -159,6 +160,7 @@ QSimba::QSimba(Builder &&builder, QObject *parent) : QObject(parent), d_ptr(new 
     options.seed = QRandomGenerator::system()->generate64();
     options.metadata = b.metadata;
     options.onInput = QSimbaPrivate::inputObserverForTests;
+    options.eventsWanted = d->eventsWanted;
     d->backendMetrics = std::make_shared<QSimbaBackendMetrics>(b.backend->describe());
     b.backend = std::make_unique<QSimbaInstrumentedLeaseBackend>(std::move(b.backend), d->backendMetrics);
     d->link->runtime = std::make_unique<QSimbaRuntime>(options, std::move(b.backend), std::move(hooks));
@@ -316,6 +318,14 @@ Taken QSimbaPrivate::perform(const Task &task)
     if (task.type == Task::Type::Complete)
         return link->complete(task.promise, task.term, task.failure);
     if (task.type == Task::Type::Event) {
+        static const QMetaMethod signal = QMetaMethod::fromSignal(&QSimba::event);
+        if (listeners.isEmpty() && !q->isSignalConnected(signal)) {
+            // Nobody receives events: the engine stops publishing them until a connection
+            // to event() (connectNotify) — or one made just now, seen by the second look.
+            eventsWanted->store(false);
+            if (q->isSignalConnected(signal))
+                eventsWanted->store(true);
+        }
         guarded("an event signal handler", [&] { Q_EMIT q->event(task.event); });
         for (const auto &listener : std::as_const(listeners))
             guarded("an event listener", [&] { listener(task.event); });
@@ -484,4 +494,15 @@ void QSimba::close()
 bool QSimba::isClosed() const
 {
     return d_func()->link->closing;
+}
+
+/*!
+    \reimp
+    A connection to event() starts the delivery of events again: while nobody receives them
+    (no listener, no connection), the engine does not deliver them at all.
+*/
+void QSimba::connectNotify(const QMetaMethod &signal)
+{
+    if (signal == QMetaMethod::fromSignal(&QSimba::event))
+        d_func()->eventsWanted->store(true);
 }

@@ -99,6 +99,9 @@ Q_SIGNALS:
     void event(const QSimbaEvent &event);
     void closedChanged(bool closed);
 
+protected:
+    void connectNotify(const QMetaMethod &signal) override;
+
 private:
     explicit QSimba(Builder &&builder, QObject *parent);
     Q_DECLARE_PRIVATE(QSimba)

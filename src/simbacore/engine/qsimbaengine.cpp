@@ -184,7 +184,9 @@ Nanos Core::nextWakeup() const
         for (const auto &[name, g] : m_groups) {
             if (!g.stopping)
                 next = std::min(next, g.joined == s.id ? g.nextRefresh : g.nextJoin);
-            else if (g.leaveRetry && g.joinSent == s.id && !m_closing)
+            else if (g.leaveRetry && g.joinSent == s.id && !m_closing && groupHandedOver(name))
+                // A leave waits for its partitions' handovers too (sendGroupCall): until
+                // then its retry time is no wake-up (it was one, due again at once: a spin).
                 next = std::min(next, g.nextLeave);
         }
     if (!m_inflight) {

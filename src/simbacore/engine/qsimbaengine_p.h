@@ -12,6 +12,7 @@
 #include <QtCore/QHash>
 #include <QtCore/QString>
 
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <functional>
@@ -67,6 +68,10 @@ struct Options
     //! Observes every input before it is handled: a trace of (now, input) pairs replays the
     //! run into a core built with the same options.
     std::function<void(Nanos, const Input &)> onInput;
+    //! Whether anyone receives events: while it reads false, events are not delivered (each
+    //! delivery is a task on the callback executor and an answer to the engine). Not set:
+    //! every event is delivered.
+    std::shared_ptr<const std::atomic<bool>> eventsWanted;
 };
 
 class Core
@@ -131,6 +136,8 @@ public:
     QSet<int> groupPartitions(const QString &group) const;
     Nanos nextWakeup() const;
     std::vector<Effect> takeEffects();
+    //! Whether an input left effects not taken yet.
+    bool hasEffects() const { return !m_effects.empty(); }
     QSimbaSnapshot snapshot(Nanos now) const;
     bool isClosed() const { return m_closed; }
     bool isClosing() const { return m_closing; }
@@ -243,6 +250,8 @@ private:
     void assign(Nanos now, Group &g);
     void checkGroupStopped(Nanos now, Group &g);
     bool sendGroupCall(Nanos now);
+    //! Whether every partition slot of the stopping group \a name is idle: its leave may go.
+    bool groupHandedOver(const QString &name) const;
 
     // qsimbaenginedeliveries.cpp
     void enqueue(const QString &stream, Task task);

@@ -127,10 +127,18 @@ void Core::onAcquired(Nanos now, const Inflight &call, const Reply &reply)
         if (r->isGranted) {
             if (wanted && r->token > it->second.lastToken) {
                 win(now, it->second, r->token);
+            } else if (it != m_slots.end() && it->second.term && it->second.term->token == r->token
+                       && it->second.termSession == sent.session) {
+                // The lease of this slot's own term (an orphan acquire of a name won since):
+                // it is released by the term's handover, never here while the term is valid.
             } else {
                 // Not wanted any more, or a lease this client still owns from an ended term
                 // (its release was lost): a new term needs a new token, so release first.
+                // Until that release is done, a grant of this token is no win either (the
+                // pending release would end the new term's lease under it).
                 m_releases.push_back({sent.session, name, r->token});
+                if (it != m_slots.end())
+                    it->second.lastToken = std::max(it->second.lastToken, r->token);
                 if (wanted)
                     setNextTry(it->second, now);
             }

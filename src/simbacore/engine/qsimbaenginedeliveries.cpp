@@ -90,6 +90,8 @@ void Core::setStreamBusy(const QString &stream, bool before)
 
 void Core::publish(const QSimbaEvent &event)
 {
+    if (m_options.eventsWanted && !m_options.eventsWanted->load(std::memory_order_acquire))
+        return;
     Task t;
     t.type = Task::Type::Event;
     t.event = event;

@@ -158,9 +158,7 @@ void Core::checkGroupStopped(Nanos, Group &g)
 {
     if (!g.stopping)
         return;
-    const bool handedOver = std::none_of(m_slots.cbegin(), m_slots.cend(), [&](const auto &p) {
-        return p.second.group == g.name && p.second.phase != Status::Idle;
-    });
+    const bool handedOver = groupHandedOver(g.name);
     const bool live = m_session.status == SessionStatus::Live || m_session.status == SessionStatus::Suspended;
     // Leaving needs a live session; without one, membership ends with the session. A join
     // sent in this session (answered or not, failed or not) is undone by a leave first.
@@ -172,6 +170,13 @@ void Core::checkGroupStopped(Nanos, Group &g)
     }
 }
 
+bool Core::groupHandedOver(const QString &name) const
+{
+    return std::none_of(m_slots.cbegin(), m_slots.cend(), [&](const auto &p) {
+        return p.second.group == name && p.second.phase != Status::Idle;
+    });
+}
+
 bool Core::sendGroupCall(Nanos now)
 {
     const auto &s = m_session;
@@ -179,12 +184,9 @@ bool Core::sendGroupCall(Nanos now)
         return false;
     for (auto &[name, g] : m_groups) {
         if (g.stopping) {
-            const bool handedOver = std::none_of(m_slots.cbegin(), m_slots.cend(), [&](const auto &p) {
-                return p.second.group == name && p.second.phase != Status::Idle;
-            });
             // A join sent in this session may have been applied even if its answer
             // failed: leave, retried, until it succeeds or the session ends.
-            if (handedOver && g.joinSent == s.id && !m_closing && now >= g.nextLeave) {
+            if (groupHandedOver(name) && g.joinSent == s.id && !m_closing && now >= g.nextLeave) {
                 g.leaveRetry = false;
                 send(now, Leave{s.id, name});
                 return true;

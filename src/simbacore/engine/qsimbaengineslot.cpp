@@ -147,6 +147,10 @@ void Core::setPhase(Slot &e, Status phase)
     else if (phase == Status::Idle)
         --m_active;
     e.phase = phase;
+    // Only an election has an object whose status() follows the phase; a lock's or a
+    // partition's phase shows in snapshots, and a delivery of it would reach nobody.
+    if (e.policy.kind != Kind::Election)
+        return;
     Task t;
     t.type = Task::Type::Status;
     t.name = e.name;
@@ -161,6 +165,7 @@ void Core::win(Nanos now, Slot &e, qint64 token)
     e.term = std::make_shared<QSimbaTermPrivate>(e.name, token, m_options.ticker, m_session.deadline);
     e.term->session = m_session.id;
     e.term->began = now;
+    m_orphans.remove(e.name); // owned with a term now: no orphan acquire of it
     e.lastToken = token;
     e.grantedTo = 0;
     e.termSession = m_session.id;

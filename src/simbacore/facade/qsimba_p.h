@@ -128,6 +128,9 @@ public:
     std::unique_ptr<QThread> callbackThread;
     QSimbaHandOverReceiver *callbackContext = nullptr;
     QList<QSimba::EventListener> listeners;
+    //! Whether anyone receives events (the engine's Options::eventsWanted): true until an
+    //! event is delivered to nobody, and again from a connection to QSimba::event.
+    std::shared_ptr<std::atomic<bool>> eventsWanted = std::make_shared<std::atomic<bool>>(true);
     QHash<QSimbaLeaseName, QSimbaElection *> elections; // owner thread
     QHash<QSimbaLeaseName, QSimbaLock *> locks;
     QHash<QString, QSimbaPartitionGroup *> groups;

@@ -61,8 +61,8 @@ public:
         //! Calls may come from any thread, one at a time (each after the previous one
         //! returned, with what it did visible to the next): QSimba then lets a thread that
         //! is about to block for a call's answer run that call itself while the backend
-        //! thread is idle (docs/engine.md, "Caller runs"). Not for a backend whose client
-        //! is bound to the thread that created it (QSqlDatabase).
+        //! thread is idle (docs/engine.md, "Caller runs"). A backend whose client is bound
+        //! to the thread that created it (QSqlDatabase) keeps one client per calling thread.
         bool anyThread = false;
         //! With anyThread: the longest one call can take, by the backend's own deadlines
         //! (Millis::max(): unbounded). A caller runs a call only when its own deadline

@@ -32,12 +32,16 @@ struct EngineDriver
               o.config = config;
               o.ticker = ticker;
               o.seed = seed;
+              o.eventsWanted = eventsWanted;
               return o;
           }())
     {
     }
 
     QSimbaEngine::Nanos now() const { return ticker->now(); }
+
+    //! The core's Options::eventsWanted (true unless a test says otherwise).
+    std::shared_ptr<std::atomic<bool>> eventsWanted = std::make_shared<std::atomic<bool>>(true);
 
     //! Carries out every effect until none is left.
     void settle()

@@ -633,6 +633,177 @@ private Q_SLOTS:
         QVERIFY(c->resolved.contains(DirectPromise | 9));
     }
 
+    // The lease behind a valid term of this client, as the backend has it (holder, token).
+    static bool backendHoldsTermOf(EngineDriver &c, const QSimbaLeaseName &name, qint64 token)
+    {
+        for (const auto &l : c.backend.inspect().leases)
+            if (l.name == name)
+                return l.holder == c.core.sessionId() && l.token == token;
+        return false;
+    }
+
+    //! Advances \a d in steps of 5 ms, verifying after each that every valid term of \a c
+    //! still has its lease on the backend.
+    static bool advanceKeepingLeases(EngineDriver &c, Nanos d, const QSimbaLeaseName &name)
+    {
+        for (Nanos done{0}; done < d; done += 5ms) {
+            c.advance(5ms);
+            for (const auto &t : std::as_const(c.terms))
+                if (t.isValid() && !backendHoldsTermOf(c, name, t.token())) {
+                    qWarning("term %lld is valid, its lease is not held by its session", t.token());
+                    return false;
+                }
+        }
+        return true;
+    }
+
+    //! Answers the oldest held backend call as the backend does, or as \a failed.
+    static void answerOne(EngineDriver &c, bool failed = false)
+    {
+        auto [id, call] = c.held.takeFirst();
+        const Reply reply = failed ? Reply{Reply::Error::Failed, QStringLiteral("injected"), {}} : execute(c.backend, call);
+        c.core.backendReplied(c.now(), id, reply);
+        c.settle();
+    }
+
+    void grantWhileItsReleaseIsPendingIsNoTerm()
+    {
+        // A grant nobody wants any more is released; that release fails and waits for its
+        // retry. A new start gets the same lease (same token) back from the backend: a term
+        // on it would lose its lease to the retried release. It must be released first and
+        // won anew, with a new token.
+        auto c = client();
+        c->hold = true;
+        c->core.startElection(c->now(), a, Kind::Election);
+        c->settle(); // acquire(a) held
+        c->core.stopElection(c->now(), a, 0);
+        c->settle();
+        answerOne(*c); // granted, but a no longer runs: release(a) held
+        QVERIFY(c->calls.last().startsWith(QStringLiteral("release")));
+        answerOne(*c, /*failed=*/true); // the release fails: retried after a backoff
+        c->core.startElection(c->now(), a, Kind::Election);
+        c->settle();
+        answerOne(*c); // the same lease again, while its release waits for the retry
+        c->answerHeld();
+        QVERIFY(advanceKeepingLeases(*c, 3s, a)); // the retried release, acquires, renewals
+        QVERIFY(!c->terms.isEmpty());
+        QVERIFY(c->terms.last().isValid());
+    }
+
+    void orphanAcquireOfANameWonSinceKeepsItsLease()
+    {
+        // An acquire whose answer was lost leaves a lease the session owns without a term;
+        // the next renewal lists it and the engine acquires it again (an orphan) to learn
+        // its token and release it. Acquires carry at most MaxBatch names, candidates first:
+        // if the name is started and won in a full batch before the orphan's turn, the
+        // orphan's acquire answers with the lease of the new term — which must stay held.
+        const auto names = [](int from, int count) {
+            QList<QSimbaLeaseName> list;
+            for (int i = from; i < from + count; ++i)
+                list << QSimbaLeaseName::of(QStringLiteral("n%1").arg(i));
+            return list;
+        };
+        auto c = client();
+        c->hold = true;
+        c->core.startElection(c->now(), a, Kind::Election);
+        c->settle();
+        auto [id, call] = c->held.takeFirst();
+        (void)execute(c->backend, call); // granted on the backend...
+        c->core.stopElection(c->now(), a, 0);
+        c->core.backendReplied(c->now(), id, Reply{Reply::Error::Failed, QStringLiteral("answer lost"), {}});
+        c->settle(); // ...the client never learned it, and stopped the name
+        c->hold = false;
+        c->advance(900ms);
+        c->hold = true;
+        c->advance(200ms); // the renewal, held
+        QCOMPARE(c->held.size(), 1);
+        for (const auto &n : names(0, Backend::MaxBatch))
+            c->core.startElection(c->now(), n, Kind::Election); // due now, a full batch
+        c->settle();
+        answerOne(*c); // the renewal lists a as owned: an orphan, behind the full batch
+        QCOMPARE(c->acquireSizes.last(), Backend::MaxBatch);
+        c->core.startElection(c->now(), a, Kind::Election);
+        for (const auto &n : names(Backend::MaxBatch, Backend::MaxBatch - 1))
+            c->core.startElection(c->now(), n, Kind::Election); // a in the next full batch
+        c->settle();
+        answerOne(*c); // the first batch wins; the next one, with a, goes out
+        answerOne(*c); // a is won: its term's lease is the orphan's
+        c->answerHeld();
+        QVERIFY(std::any_of(c->terms.cbegin(), c->terms.cend(), [&](const QSimbaTerm &t) { return t.name() == a; }));
+        for (Nanos done{0}; done < 1s; done += 5ms) {
+            for (const auto &t : std::as_const(c->terms))
+                if (t.name() == a && t.isValid())
+                    QVERIFY2(backendHoldsTermOf(*c, a, t.token()),
+                             qPrintable(QStringLiteral("term %1 of a is valid, its lease is not held by its session").arg(t.token())));
+            c->advance(5ms);
+        }
+    }
+
+    void leaveRetryWaitingForPartitionsIsNoWakeUp()
+    {
+        // A group stopped again after a failed leave: its leave retry waits for the
+        // partitions' handovers (their work still runs). Until they end, the retry's time is
+        // no wake-up: one in the past would be due again after every tick (a spin).
+        const QString g = QStringLiteral("g");
+        auto c = client();
+        c->core.startGroup(c->now(), g, 4);
+        c->advance(100ms);
+        c->hold = true;
+        c->core.stopGroup(c->now(), g, 0);
+        for (const auto &t : std::as_const(c->terms))
+            c->core.workExited(c->now(), t.name(), t.token());
+        c->settle();
+        for (int i = 0; i < 10 && !c->held.isEmpty() && c->calls.last() != QLatin1String("leave(g)"); ++i)
+            answerOne(*c);
+        QCOMPARE(c->calls.last(), QStringLiteral("leave(g)"));
+        answerOne(*c, /*failed=*/true); // retried after a backoff
+        c->hold = false;
+        const qsizetype before = c->terms.size();
+        c->core.startGroup(c->now(), g, 4);
+        c->advance(100ms);
+        QVERIFY(c->terms.size() > before); // partitions again, their work running
+        c->core.stopGroup(c->now(), g, 0);
+        c->settle();
+        for (int i = 0; i < 200; ++i) { // 2 s: past the leave's retry, before the terms' end
+            c->ticker->set(c->now() + 10ms);
+            c->core.tick(c->now());
+            c->settle();
+            QVERIFY2(c->core.nextWakeup() > c->now(), qPrintable(QStringLiteral("a wake-up due at once after a tick, %1 ms in").arg(10 * (i + 1))));
+        }
+    }
+
+    void aLocksPhasesAreNoCallbacks()
+    {
+        // Only an election's status() follows its phase: a lock's is in snapshots only.
+        auto c = client();
+        c->core.acquireLock(c->now(), a, DirectPromise | 1, 10s, false);
+        c->settle();
+        QCOMPARE(c->resolved, QList<quint64>{DirectPromise | 1});
+        c->core.releaseLock(c->now(), a, c->resolvedTerms[0]->token, DirectPromise | 2);
+        c->settle();
+        QVERIFY(c->resolved.contains(DirectPromise | 2));
+        QVERIFY(c->of(Type::Status).isEmpty());
+        c->core.startElection(c->now(), QSimbaLeaseName::of(QStringLiteral("e")), Kind::Election);
+        c->settle();
+        QCOMPARE(c->of(Type::Status).last().status, Status::Leader);
+    }
+
+    void eventsAreNotPublishedWhileNobodyWantsThem()
+    {
+        auto c = client(); // SessionOpened, delivered
+        QVERIFY(!c->eventTypes().isEmpty());
+        const auto before = c->eventTypes().size();
+        c->eventsWanted->store(false);
+        c->core.startElection(c->now(), a, Kind::Election);
+        c->settle();
+        QCOMPARE(c->terms.size(), 1); // elected, without its event
+        QCOMPARE(c->eventTypes().size(), before);
+        c->eventsWanted->store(true);
+        c->core.stopElection(c->now(), a, 0);
+        c->settle();
+        QCOMPARE(c->eventTypes().last(), QSimbaEvent::Type::Revoked);
+    }
+
     void zeroTimeoutAcquireOfAFreeLockSucceeds()
     {
         auto c = client();

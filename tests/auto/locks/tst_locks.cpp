@@ -229,6 +229,23 @@ private Q_SLOTS:
         QCOMPARE(shared->threadsOf(QStringLiteral("release(caller-runs)")).last()->objectName(), QStringLiteral("simba-backend"));
     }
 
+    // Events are delivered only while someone receives them (a listener, a connection to
+    // event()): each delivery is a task on the callback executor and an answer to the
+    // engine. The first event delivered to nobody stops them; a connection starts them again.
+    void eventsStopWhileNobodyListensAndResumeOnAConnection()
+    {
+        auto simba = client();
+        const auto wanted = QSimbaPrivate::get(simba.get())->eventsWanted;
+        QSimbaLock *lock = simba->lock(QStringLiteral("events"));
+        lock->acquire(10s).close();
+        QTRY_VERIFY(!wanted->load()); // delivered to nobody: no more
+        QSignalSpy spy(simba.get(), &QSimba::event);
+        QVERIFY(wanted->load());
+        for (int i = 0; i < 3; ++i)
+            lock->acquire(10s).close();
+        QTRY_VERIFY2(spy.count() >= 6, qPrintable(QStringLiteral("%1 events after the connection").arg(spy.count())));
+    }
+
     // With a call in flight on the backend thread, a blocking acquire does not run its call
     // itself (calls stay one at a time and in order): the backend thread runs it after.
     void blockingAcquireLeavesItsCallToABusyBackendThread()

@@ -12,9 +12,11 @@
 
 #include <QtCore/QCryptographicHash>
 #include <QtCore/QDir>
+#include <QtCore/QFile>
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QProcess>
 #include <QtCore/QScopeGuard>
+#include <QtCore/QThread>
 #include <QtSql/QSqlDatabase>
 #include <QtSql/QSqlQuery>
 #include <QtTest/QTest>
@@ -472,6 +474,161 @@ void SqlServerTest::pausedClientCannotStallThePrefix()
     QTRY_VERIFY_WITH_TIMEOUT(backendError([&] { b->keepAlive(s, 60s, {}); }).isEmpty(), 20000);
     qInfo("calls succeed again %lld ms after the contender was stopped", paused.elapsed());
     QVERIFY2(paused.elapsed() < 3000 + 1000 + 1000 + 4000, qPrintable(QStringLiteral("%1ms").arg(paused.elapsed())));
+}
+
+int SqlServerTest::userConnections() const
+{
+    const QString sql = ddlName() == QLatin1String("postgresql")
+                            ? QStringLiteral("SELECT count(*) FROM pg_stat_activity WHERE usename = '%1'")
+                            : QStringLiteral("SELECT count(*) FROM information_schema.processlist WHERE user = '%1'");
+    bool ok = false;
+    const int n = adminValue(sql.arg(url().userName())).toInt(&ok);
+    return ok ? n : -1;
+}
+
+namespace {
+// A thread that runs what it is given, one thing at a time, until it is stopped.
+class CallerThread
+{
+public:
+    CallerThread()
+    {
+        m_thread.start();
+        m_context.moveToThread(&m_thread);
+    }
+    ~CallerThread() { stop(); }
+    template<typename F>
+    void run(F &&f)
+    {
+        QMetaObject::invokeMethod(&m_context, std::forward<F>(f), Qt::BlockingQueuedConnection);
+    }
+    //! Ends the thread (its thread-local state is destroyed before wait() returns).
+    bool stop()
+    {
+        if (!m_thread.isRunning())
+            return true;
+        m_thread.quit();
+        return m_thread.wait(10000);
+    }
+
+private:
+    QThread m_thread;
+    QObject m_context;
+};
+} // namespace
+
+// A thread other than the first calling one gets a server connection of its own, closed when
+// that thread ends; at most MaxCallerConnections are kept (the least recently used closed,
+// and opened again by its next call); the backend's destruction closes the rest.
+void SqlServerTest::callingThreadsHaveConnectionsOfTheirOwn()
+{
+    QTRY_COMPARE_WITH_TIMEOUT(userConnections(), 0, 10000); // the earlier tests' are gone
+    auto b = Backend::fromUrl(url(QStringLiteral("prefix=%1").arg(newPrefix())));
+    const auto s = b->openSession(30s).id; // this thread: the home connection
+    QTRY_COMPARE(userConnections(), 1);
+    qint64 token = 0;
+    {
+        CallerThread caller;
+        caller.run([&] { token = b->acquire(s, {a}).value(a).token; });
+        QVERIFY(token > 0);
+        QTRY_COMPARE(userConnections(), 2);
+        // The home connection sees what the caller's committed.
+        QCOMPARE(b->acquire(s, {a}).value(a).token, token);
+        QVERIFY(caller.stop());
+        QTRY_COMPARE(userConnections(), 1); // closed on that thread, as it ended
+    }
+    constexpr int callers = 5; // one more than QSimbaSqlConnections::MaxCallerConnections
+    std::vector<std::unique_ptr<CallerThread>> threads;
+    for (int i = 0; i < callers; ++i) {
+        threads.push_back(std::make_unique<CallerThread>());
+        bool live = false;
+        threads.back()->run([&] { live = b->acquire(s, {a}).value(a).isGranted; });
+        QVERIFY(live);
+    }
+    QTRY_COMPARE(userConnections(), 1 + callers - 1); // the first caller's was closed
+    bool again = false;
+    threads.front()->run([&] { again = b->acquire(s, {a}).value(a).isGranted; }); // reconnects
+    QVERIFY(again);
+    QTRY_COMPARE(userConnections(), 1 + callers - 1);
+    b.reset(); // closes every connection, the live threads' too
+    QTRY_COMPARE(userConnections(), 0);
+    for (auto &t : threads)
+        QVERIFY(t->stop());
+}
+
+// QSimba's blocking acquire() and close() run their calls on the calling thread while the
+// backend thread is idle: the calling thread's own connection appears on the server.
+void SqlServerTest::blockingLockCycleRunsOnTheCallingThread()
+{
+    QTRY_COMPARE_WITH_TIMEOUT(userConnections(), 0, 10000);
+    auto client = QSimba::builder()
+                      .backend(Backend::fromUrl(url(QStringLiteral("prefix=%1").arg(newPrefix()))))
+                      .config(QSimbaConfig::builder().leaseDuration(30s).build())
+                      .build();
+    QSimbaLock *lock = client->lock(QStringLiteral("cycle"));
+    // The backend thread's connection (and PostgreSQL's listening one) once the session is
+    // open: a cycle that never blocks this thread.
+    auto viaAsync = lock->acquireAsync(10s);
+    QTRY_VERIFY(viaAsync.isFinished());
+    QSimbaLockTerm first = viaAsync.takeResult();
+    auto released = first.releaseAsync();
+    QTRY_VERIFY(released.isFinished());
+    const int before = userConnections();
+    QVERIFY(before >= 1);
+    int after = before;
+    for (int i = 0; i < 20 && after == before; ++i) {
+        QSimbaLockTerm term = lock->acquire(10s);
+        QVERIFY(term.isValid());
+        term.close();
+        after = userConnections();
+    }
+    QCOMPARE(after, before + 1);
+    client->close();
+}
+
+namespace {
+// The context switches of this process's thread named \a name so far (-1: no such thread).
+qint64 contextSwitchesOf(const QByteArray &name)
+{
+    const QStringList tasks = QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QString &task : tasks) {
+        QFile comm(QStringLiteral("/proc/self/task/%1/comm").arg(task));
+        if (!comm.open(QIODevice::ReadOnly) || comm.readAll().trimmed() != name)
+            continue;
+        QFile status(QStringLiteral("/proc/self/task/%1/status").arg(task));
+        if (!status.open(QIODevice::ReadOnly))
+            return -1;
+        qint64 switches = 0;
+        for (const QByteArray &line : status.readAll().split('\n'))
+            if (line.contains("ctxt_switches:"))
+                switches += line.mid(line.indexOf(':') + 1).trimmed().toLongLong();
+        return switches;
+    }
+    return -1;
+}
+} // namespace
+
+// Every statement arms the watchdog (the bound of the call), which used to wake its thread
+// each time: a context switch on every call's path. Now it is woken only when it would
+// otherwise wake too late; while calls come it wakes about once a second by itself.
+void SqlServerTest::statementsDoNotWakeTheWatchdog()
+{
+    const auto b = Backend::fromUrl(url(QStringLiteral("prefix=%1").arg(newPrefix())));
+    const auto s = b->openSession(30s).id; // the watchdog's thread exists from here on
+    const qint64 before = contextSwitchesOf("simba-sql-watch");
+    QVERIFY2(before >= 0, "no watchdog thread named simba-sql-watch");
+    constexpr int cycles = 200;
+    QElapsedTimer timer;
+    timer.start();
+    for (int i = 0; i < cycles; ++i) {
+        const auto token = b->acquire(s, {a}).value(a).token;
+        b->release(s, {{a, token}});
+    }
+    const qint64 woken = contextSwitchesOf("simba-sql-watch") - before;
+    // 400 statements: before the change at least 400 wake-ups; now about one a second.
+    const qint64 allowed = 10 + 2 * (timer.elapsed() / 1000);
+    QVERIFY2(woken <= allowed, qPrintable(QStringLiteral("the watchdog thread switched %1 times in %2 ms of %3 cycles")
+                                              .arg(woken).arg(timer.elapsed()).arg(cycles)));
 }
 
 QString SqlServerTest::documentedDdl(const QString &name)

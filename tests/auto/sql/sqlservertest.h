@@ -70,7 +70,13 @@ private Q_SLOTS:
     void closeReturnsWhileTheServerIsFrozen();
     void subscriptionEndsWhileTheServerIsFrozen();
     void pausedClientCannotStallThePrefix();
+    void callingThreadsHaveConnectionsOfTheirOwn();
+    void blockingLockCycleRunsOnTheCallingThread();
+    void statementsDoNotWakeTheWatchdog();
 
 private:
+    //! The server connections of the test user now.
+    int userConnections() const;
+
     int m_prefixes = 0;
 };

@@ -196,6 +196,18 @@ private Q_SLOTS:
         QVERIFY(mysql.releaseHints && mysql.membershipHints && mysql.inspection);
         const auto pg = Backend::fromUrl(QUrl(QStringLiteral("postgresql://h/db")))->capabilities();
         QVERIFY(pg.releaseHints && pg.membershipHints && pg.inspection);
+        // Any thread may call (each on its own connection), within a bound the options give:
+        // SQLite statementTimeout + 1 s; a server a lost call, a connect (whole seconds,
+        // libpq at least 2) and the call again.
+        QVERIFY(sqlite.anyThread && mysql.anyThread && pg.anyThread);
+        QCOMPARE(sqlite.callBound, 3s);
+        QCOMPARE(mysql.callBound, 3s + 2s + 3s);
+        const auto short_ = Backend::fromUrl(
+            QUrl(QStringLiteral("postgresql://h/db?connectTimeout=500ms&statementTimeout=300ms")))->capabilities();
+        QCOMPARE(short_.callBound, 1300ms + 2s + 1300ms);
+        const auto mysqlShort = Backend::fromUrl(
+            QUrl(QStringLiteral("mysql://h/db?connectTimeout=1500ms&statementTimeout=300ms")))->capabilities();
+        QCOMPARE(mysqlShort.callBound, 1300ms + 2s + 1300ms);
     }
 
     void createsVersionedSchemaWithWal()
@@ -265,26 +277,33 @@ private Q_SLOTS:
         QCOMPARE(view.groups.first().members, QList<QSimbaSessionId>{s});
     }
 
-    void connectionBelongsToTheFirstCallingThread()
+    void eachCallingThreadHasItsOwnConnection()
     {
-        const auto b = Backend::fromUrl(sqliteUrl(newFile()));
-        // Built here, used only on another thread (as the engine's backend thread does).
-        bool granted = false;
-        std::unique_ptr<QThread> worker(QThread::create([&] {
-            const auto s = b->openSession(10s).id;
-            granted = b->acquire(s, {a}).value(a).isGranted;
+        const QString file = newFile();
+        const auto b = Backend::fromUrl(sqliteUrl(file));
+        // The first calling thread's connection (as the engine's backend thread's).
+        QSimbaSessionId s;
+        qint64 token = 0;
+        std::unique_ptr<QThread> first(QThread::create([&] {
+            s = b->openSession(10s).id;
+            token = b->acquire(s, {a}).value(a).token;
         }));
-        worker->setObjectName(QStringLiteral("simba-backend"));
-        worker->start();
-        QVERIFY(worker->wait(10000));
-        QVERIFY(granted);
-        // Its connection belongs to that thread: a call from here is refused.
-        try {
-            b->openSession(1s);
-            QFAIL("a call from another thread was accepted");
-        } catch (const QSimbaIllegalStateError &e) {
-            QVERIFY2(e.message().contains(QLatin1String("simba-backend")), qPrintable(e.message()));
-        }
+        first->setObjectName(QStringLiteral("simba-backend"));
+        first->start();
+        QVERIFY(first->wait(10000));
+        QVERIFY(token > 0);
+        // Another thread (a caller running its own call) uses a connection of its own: it sees
+        // what the first committed, and its own writes are seen by the next thread.
+        const auto held = b->acquire(s, {a}).value(a);
+        QVERIFY(held.isGranted);
+        QCOMPARE(held.token, token);
+        b->release(s, {{a, token}});
+        QSimbaLeaseBackend::AcquireResult again;
+        std::unique_ptr<QThread> third(QThread::create([&] { again = b->acquire(s, {a}).value(a); }));
+        third->start();
+        QVERIFY(third->wait(10000));
+        QVERIFY(again.isGranted);
+        QCOMPARE(again.token, token + 1);
     }
 
     void lockWaitIsBounded()
