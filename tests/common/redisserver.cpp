@@ -56,7 +56,7 @@ bool RedisServer::pause()
     if (!isRunning() || ::kill(pid_t(m_process->processId()), SIGSTOP) != 0)
         return false;
     m_paused = true;
-    return true;
+    return waitStopped(m_process->processId());
 }
 
 bool RedisServer::resume()

@@ -2,7 +2,9 @@
 #include "testserver.h"
 
 #include <QtCore/QDeadlineTimer>
+#include <QtCore/QDir>
 #include <QtCore/QFile>
+#include <QtCore/QThread>
 #include <QtNetwork/QTcpServer>
 
 #include <csignal>
@@ -77,6 +79,30 @@ QString TestServer::logTail() const
         return {};
     const QByteArray all = log.readAll();
     return QString::fromLocal8Bit(all.right(2000));
+}
+
+bool TestServer::waitStopped(qint64 pid, std::chrono::milliseconds timeout)
+{
+    const QString tasks = QStringLiteral("/proc/%1/task").arg(pid);
+    const auto allStopped = [&] {
+        for (const auto &task : QDir(tasks).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            QFile stat(tasks + QLatin1Char('/') + task + QStringLiteral("/stat"));
+            if (!stat.open(QIODevice::ReadOnly))
+                continue; // a thread that just ended
+            const QByteArray line = stat.readAll();
+            const qsizetype state = line.lastIndexOf(')') + 2;
+            if (state < 2 || state >= line.size() || (line[state] != 'T' && line[state] != 't'))
+                return false;
+        }
+        return true;
+    };
+    QDeadlineTimer deadline(timeout);
+    while (!allStopped()) {
+        if (deadline.hasExpired())
+            return false;
+        QThread::yieldCurrentThread(); // the stop is the kernel's, on the stopped threads' CPUs
+    }
+    return true;
 }
 
 bool TestServer::waitUntil(const std::function<bool()> &ready, std::chrono::milliseconds timeout)

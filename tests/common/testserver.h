@@ -28,6 +28,10 @@ public:
     //! Runs \a program to completion; returns its exit code, with stdout+stderr in \a output.
     static int run(const QString &program, const QStringList &args, QString *output = nullptr,
                    std::chrono::milliseconds timeout = std::chrono::seconds(60));
+    //! Waits until every thread of process \a pid is stopped ("T" in /proc): kill(SIGSTOP)
+    //! returns before the stop takes effect, and a thread of a loaded machine may still
+    //! answer a request meanwhile. False after \a timeout.
+    static bool waitStopped(qint64 pid, std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
     QString name() const { return m_name; }
     QString dir() const { return m_dir.path(); }

@@ -94,20 +94,8 @@ bool ZookeeperServer::pause()
     const qint64 pid = isRunning() ? m_process->processId() : 0;
     if (pid <= 0 || ::kill(pid_t(pid), SIGSTOP) != 0)
         return false;
-    // SIGSTOP stops the JVM's threads one by one: wait until all of them are stopped ("T").
-    const QString tasks = QStringLiteral("/proc/%1/task").arg(pid);
-    return waitUntil([&] {
-        for (const auto &task : QDir(tasks).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-            QFile stat(tasks + QLatin1Char('/') + task + QStringLiteral("/stat"));
-            if (!stat.open(QIODevice::ReadOnly))
-                continue; // a thread that just ended
-            const QByteArray line = stat.readAll();
-            const qsizetype state = line.lastIndexOf(')') + 2;
-            if (state < 2 || state >= line.size() || (line[state] != 'T' && line[state] != 't'))
-                return false;
-        }
-        return true;
-    }, std::chrono::seconds(5));
+    // SIGSTOP stops the JVM's threads one by one: wait until all of them are stopped.
+    return waitStopped(pid);
 }
 
 bool ZookeeperServer::resume()

@@ -265,8 +265,9 @@ constexpr qint64 CallBoundMs = 2000 + 500 + 1000 + 2000;
 
 // Sends \a signal to \a pid and every process below it (PostgreSQL's backends are children
 // of the postmaster), the parent first so it forks no new child meanwhile.
-void signalTree(qint64 pid, int signal)
+QList<qint64> signalTree(qint64 pid, int signal)
 {
+    QList<qint64> signalled{pid};
     ::kill(pid_t(pid), signal);
     QDir tasks(QStringLiteral("/proc/%1/task").arg(pid));
     for (const QString &task : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
@@ -275,15 +276,23 @@ void signalTree(qint64 pid, int signal)
             continue;
         for (const QByteArray &child : children.readAll().split(' '))
             if (!child.trimmed().isEmpty())
-                signalTree(child.trimmed().toLongLong(), signal);
+                signalled += signalTree(child.trimmed().toLongLong(), signal);
     }
+    return signalled;
 }
 
 // Stops a process tree for its lifetime.
 class Frozen
 {
 public:
-    explicit Frozen(qint64 pid) : m_pid(pid) { signalTree(m_pid, SIGSTOP); }
+    explicit Frozen(qint64 pid) : m_pid(pid)
+    {
+        // Stopped for real before the test's next call: a server thread not stopped yet
+        // answered a keepAlive on a loaded machine (2 runs in 6 beside four busy loops).
+        for (qint64 p : signalTree(m_pid, SIGSTOP))
+            if (!TestServer::waitStopped(p))
+                qWarning("process %lld did not stop within 5 s", p);
+    }
     ~Frozen() { thaw(); }
     void thaw()
     {
