@@ -143,7 +143,20 @@ QString QSimbaSqlDialect::createVersionTable() const
 QStringList QSimbaSqlDialect::migration(int from) const
 {
     if (from == 1)
-        return routines();
+        return {}; // the routines of version 2 are replaced by the next step's
+    if (from == 2) {
+        // Version 3: the acquire routine of fewer statements, and no index on the leases'
+        // holder on the servers, so a lease's row is rewritten in place on every acquire and
+        // release (PostgreSQL: a HOT update; InnoDB: no secondary index entry to move) at the
+        // price of keepAlive, closeSession and the sweep reading the leases table whole.
+        QStringList ddl = routines();
+        const QString holderIndex = leases() + QStringLiteral("_holder");
+        if (m_options.driver == Driver::Postgres)
+            ddl.append(QStringLiteral("DROP INDEX IF EXISTS %1").arg(holderIndex));
+        else if (m_options.driver == Driver::MySql)
+            ddl.append(QStringLiteral("ALTER TABLE %1 DROP INDEX IF EXISTS %2").arg(leases(), holderIndex));
+        return ddl;
+    }
     if (from != 0)
         return {};
     const bool mysql = m_options.driver == Driver::MySql;
@@ -175,16 +188,19 @@ QStringList QSimbaSqlDialect::migration(int from) const
 }
 
 /*
- * acquire as one routine: the version row's lock (the prefix lock every locked call takes),
- * the version check, the caller's session, the rows of names never used, then the read of
- * the names and the take of the free ones (free: no holder, or a holder whose session is not
- * live), all inside the server and one transaction, answering the state it decided on. A
- * release commits without the prefix lock, so the answer must not come from a read after
- * the take (it could see a name freed after the take skipped it): PostgreSQL reads and takes
- * in one statement (WITH r AS (read), t AS (UPDATE … FROM r) SELECT …), MySQL locks each
- * name's row (FOR UPDATE) before it reads and takes it, so a release waits for the commit.
- * READ COMMITTED: each statement after the lock takes a snapshot of its own (PL/pgSQL runs a
- * VOLATILE function's statements each with a new one; InnoDB reads each with a new read
+ * acquire as one routine (schema version 3): the version row's lock (the prefix lock every
+ * locked call takes) and the version check, then per name: one UPDATE that takes the name
+ * when it is free (no holder, or a holder whose session is not live) and the caller's
+ * session is live. Only when it took nothing does the routine read the row (held by the
+ * caller or by a live session: the answer; freed since the UPDATE's snapshot by a release,
+ * which takes no prefix lock: take it now; missing: a name never used, inserted as taken
+ * with token 1). All inside the server and one transaction, answering the state it decided
+ * on. PostgreSQL: a free name costs two statements (lock, UPDATE), not four; the routine
+ * sets no options per call (the connection sets plan_cache_mode and enable_seqscan once,
+ * connectionSetup()). MySQL locks each name's row (FOR UPDATE) before it reads and takes
+ * it, so a release waits for the commit; the holder's session is read in that statement.
+ * READ COMMITTED: each statement after the lock takes a snapshot of its own (PL/pgSQL runs
+ * a VOLATILE function's statements each with a new one; InnoDB reads each with a new read
  * view), so it sees every call that held the lock before (tst_sqlpostgres, tst_sqlmariadb:
  * routineReadsAfterTheLock).
  */
@@ -198,31 +214,51 @@ QStringList QSimbaSqlDialect::routines() const
                     "CREATE OR REPLACE FUNCTION %1acquire(p_version INTEGER, p_session VARCHAR, p_names VARCHAR) "
                     "RETURNS TABLE (o_version INTEGER, o_name VARCHAR, o_holder VARCHAR, o_token BIGINT, "
                     "o_holder_remaining BIGINT, o_caller_remaining BIGINT) "
-                    "LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $qsimba$\n"
+                    "LANGUAGE plpgsql VOLATILE AS $qsimba$\n"
                     "DECLARE\n"
                     "  found_version INTEGER;\n"
-                    "  wanted VARCHAR[] := string_to_array(p_names, ',');\n"
+                    "  wanted VARCHAR;\n"
+                    "  held VARCHAR;\n"
+                    "  counter BIGINT;\n"
+                    "  remaining BIGINT;\n"
                     "  caller BIGINT;\n"
                     "BEGIN\n"
                     "  SELECT v.version INTO found_version FROM %1schema_version v WHERE v.id = 1 FOR UPDATE;\n"
                     "  IF found_version IS DISTINCT FROM p_version THEN\n"
-                    "    RETURN QUERY SELECT COALESCE(found_version, 0), NULL::VARCHAR, NULL::VARCHAR, NULL::BIGINT, "
-                    "NULL::BIGINT, NULL::BIGINT;\n"
+                    "    o_version := COALESCE(found_version, 0);\n"
+                    "    RETURN NEXT;\n"
                     "    RETURN;\n"
                     "  END IF;\n"
-                    "  SELECT c.expires_at - %2 INTO caller FROM %1sessions c WHERE c.id = p_session;\n"
-                    "  IF caller > 0 THEN\n"
-                    "    INSERT INTO %1leases (name, holder, token) SELECT n, NULL, 0 FROM unnest(wanted) n "
-                    "ON CONFLICT DO NOTHING;\n"
-                    "  END IF;\n"
-                    "  RETURN QUERY WITH r AS (SELECT l.name, l.holder, l.token, (SELECT s.expires_at FROM %1sessions s "
-                    "WHERE s.id = l.holder) - %2 AS remaining FROM %1leases l WHERE l.name = ANY (wanted)), "
-                    "t AS (UPDATE %1leases l SET holder = p_session, token = l.token + 1 WHERE caller > 0 AND l.name "
-                    "= ANY (ARRAY(SELECT r.name FROM r WHERE r.holder IS NULL OR (r.holder <> p_session AND "
-                    "COALESCE(r.remaining, 0) <= 0))) RETURNING l.name, l.token) "
-                    "SELECT p_version, r.name, CASE WHEN t.name IS NULL THEN r.holder ELSE p_session END, "
-                    "COALESCE(t.token, r.token), CASE WHEN t.name IS NULL THEN r.remaining ELSE caller END, caller "
-                    "FROM r LEFT JOIN t ON t.name = r.name;\n"
+                    "  o_version := p_version;\n"
+                    "  FOREACH wanted IN ARRAY string_to_array(p_names, ',') LOOP\n"
+                    "    o_name := wanted;\n"
+                    "    UPDATE %1leases l SET holder = p_session, token = l.token + 1 FROM (SELECT c.expires_at - %2 AS remaining FROM %1sessions c WHERE c.id = p_session) c WHERE l.name = wanted AND c.remaining > 0 AND (l.holder IS NULL OR (l.holder <> p_session AND COALESCE((SELECT s.expires_at FROM %1sessions s WHERE s.id = l.holder) - %2, 0) <= 0)) RETURNING l.token, c.remaining INTO counter, caller;\n"
+                    "    IF NOT FOUND THEN\n"
+                    "      SELECT l.holder, l.token, (SELECT s.expires_at FROM %1sessions s WHERE s.id = l.holder) - %2, (SELECT c.expires_at FROM %1sessions c WHERE c.id = p_session) - %2 INTO held, counter, remaining, caller FROM %1leases l WHERE l.name = wanted;\n"
+                    "      IF NOT FOUND THEN\n"
+                    "        SELECT c.expires_at - %2 INTO caller FROM %1sessions c WHERE c.id = p_session;\n"
+                    "        IF COALESCE(caller, 0) <= 0 THEN\n"
+                    "          RETURN;\n"
+                    "        END IF;\n"
+                    "        INSERT INTO %1leases (name, holder, token) VALUES (wanted, p_session, 1);\n"
+                    "        counter := 1;\n"
+                    "      ELSIF COALESCE(caller, 0) <= 0 OR (held <> p_session AND remaining > 0) THEN\n"
+                    "        o_holder := held;\n"
+                    "        o_token := counter;\n"
+                    "        o_holder_remaining := remaining;\n"
+                    "        o_caller_remaining := caller;\n"
+                    "        RETURN NEXT;\n"
+                    "        CONTINUE;\n"
+                    "      ELSIF held IS DISTINCT FROM p_session THEN\n"
+                    "        UPDATE %1leases l SET holder = p_session, token = l.token + 1 WHERE l.name = wanted RETURNING l.token INTO counter;\n"
+                    "      END IF;\n"
+                    "    END IF;\n"
+                    "    o_holder := p_session;\n"
+                    "    o_token := counter;\n"
+                    "    o_holder_remaining := caller;\n"
+                    "    o_caller_remaining := caller;\n"
+                    "    RETURN NEXT;\n"
+                    "  END LOOP;\n"
                     "END\n"
                     "$qsimba$")
                     .arg(prefix, now())};
@@ -254,15 +290,12 @@ QStringList QSimbaSqlDialect::routines() const
                     "      REPEAT\n"
                     "        SET wanted = SUBSTRING_INDEX(rest, ',', 1);\n"
                     "        SET rest = SUBSTRING(rest, CHAR_LENGTH(wanted) + 2);\n"
-                    "        SET found = NULL, held = NULL, counter = NULL;\n"
-                    "        SELECT 1, holder, token INTO found, held, counter FROM %1leases WHERE name = wanted "
-                    "FOR UPDATE;\n"
+                    "        SET found = NULL, held = NULL, counter = NULL, remaining = NULL;\n"
+                    "        SELECT 1, l.holder, l.token, (SELECT s.expires_at - %2 FROM %1sessions s WHERE s.id = l.holder) INTO found, held, counter, remaining FROM %1leases l WHERE l.name = wanted FOR UPDATE;\n"
                     "        IF found IS NULL THEN\n"
-                    "          INSERT INTO %1leases (name, holder, token) VALUES (wanted, NULL, 0);\n"
-                    "          SET counter = 0;\n"
-                    "        END IF;\n"
-                    "        SET remaining = (SELECT expires_at - %2 FROM %1sessions WHERE id = held);\n"
-                    "        IF held IS NULL OR (held <> p_session AND COALESCE(remaining, 0) <= 0) THEN\n"
+                    "          INSERT INTO %1leases (name, holder, token) VALUES (wanted, p_session, 1);\n"
+                    "          SET held = p_session, counter = 1, remaining = caller;\n"
+                    "        ELSEIF held IS NULL OR (held <> p_session AND COALESCE(remaining, 0) <= 0) THEN\n"
                     "          UPDATE %1leases SET holder = p_session, token = token + 1 WHERE name = wanted;\n"
                     "          SET held = p_session, counter = counter + 1, remaining = caller;\n"
                     "        END IF;\n"
@@ -354,7 +387,11 @@ QStringList QSimbaSqlDialect::connectionSetup(bool mariaDb) const
         return {QStringLiteral("SET client_min_messages = warning"), // no NOTICE for IF NOT EXISTS
                 QStringLiteral("SET default_transaction_isolation = 'read committed'"),
                 QStringLiteral("SET statement_timeout = %1").arg(ms), QStringLiteral("SET lock_timeout = %1").arg(ms),
-                QStringLiteral("SET idle_in_transaction_session_timeout = %1").arg(ms)};
+                QStringLiteral("SET idle_in_transaction_session_timeout = %1").arg(ms),
+                // Every statement reads by key: one plan per prepared statement (and per statement
+                // of the acquire routine), made once, never a sequential scan of a table whose
+                // page fills with dead row versions between vacuums.
+                QStringLiteral("SET plan_cache_mode = force_generic_plan"), QStringLiteral("SET enable_seqscan = off")};
     case Driver::MySql: {
         QStringList setup{QStringLiteral("SET time_zone = '+00:00'"),
                           QStringLiteral("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"),

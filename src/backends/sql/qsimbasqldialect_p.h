@@ -56,7 +56,8 @@ public:
     QStringList schemaLockEnd() const;
     QString createVersionTable() const;
     //! The DDL of migration step \a from → \a from + 1 (0 → 1 creates the tables, 1 → 2
-    //! the server-side routines).
+    //! nothing any more (it created version 2's routines), 2 → 3 the server-side routines of
+    //! this version and, on the servers, drops the index on the leases' holder).
     QStringList migration(int from) const;
     //! PostgreSQL, MySQL/MariaDB: the DDL that creates (or replaces) the routines of this
     //! prefix; SQLite has none.

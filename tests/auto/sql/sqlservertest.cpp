@@ -254,6 +254,57 @@ void SqlServerTest::olderSchemaIsMigrated()
     // on another version is refused, naming both).
 }
 
+// Schema version 2 (the same tables with an index on the leases' holder, and the acquire
+// routine of version 2, which set two options on every call) is migrated in place by the
+// first client of version 3: the routine replaced, the index dropped, the rows kept.
+void SqlServerTest::versionTwoIsMigrated()
+{
+    const QString prefix = newPrefix();
+    const QUrl u = url(QStringLiteral("prefix=") + prefix);
+    const bool postgres = ddlName() == QLatin1String("postgresql");
+    const QString database = u.path().mid(1); // the superuser's MySQL session has none by default
+    const QString indexCount = postgres
+        ? QStringLiteral("SELECT count(*) FROM pg_indexes WHERE tablename = '%1leases' AND indexname = "
+                         "'%1leases_holder'")
+              .arg(prefix)
+        : QStringLiteral("SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = '%2' AND "
+                         "TABLE_NAME = '%1leases' AND INDEX_NAME = '%1leases_holder'")
+              .arg(prefix, database);
+    qint64 token = 0;
+    {
+        const auto b = Backend::fromUrl(u);
+        const auto s = b->openSession(30s).id;
+        token = b->acquire(s, {a}).value(a).token;
+        b->closeSession(s);
+    }
+    QCOMPARE(adminValue(indexCount), QStringLiteral("0"));
+    // Back to what version 2 left: the holder index, a routine with per-call options.
+    QVERIFY(admin(QStringLiteral("CREATE INDEX %1leases_holder ON %1leases (holder)").arg(prefix)));
+    if (postgres)
+        QVERIFY(admin(QStringLiteral("ALTER FUNCTION %1acquire(INTEGER, VARCHAR, VARCHAR) SET enable_seqscan = off")
+                          .arg(prefix)));
+    QVERIFY(admin(QStringLiteral("UPDATE %1schema_version SET version = 2").arg(prefix)));
+    QCOMPARE(adminValue(indexCount), QStringLiteral("1"));
+    try {
+        const auto b = Backend::fromUrl(u);
+        const auto s = b->openSession(30s).id;
+        const auto granted = b->acquire(s, {a}).value(a);
+        QVERIFY(granted.isGranted);
+        QCOMPARE(granted.token, token + 1); // the counter survived the migration
+    } catch (const QSimbaError &e) {
+        QFAIL(qPrintable(e.message()));
+    }
+    QCOMPARE(adminValue(QStringLiteral("SELECT version FROM %1%2schema_version")
+                            .arg(postgres ? QString() : database + QLatin1Char('.'), prefix)),
+             QString::number(Backend::SchemaVersion));
+    QCOMPARE(adminValue(indexCount), QStringLiteral("0"));
+    if (postgres) // replaced: the routine sets nothing per call
+        QCOMPARE(adminValue(QStringLiteral("SELECT COALESCE(array_to_string(proconfig, ','), 'none') FROM pg_proc "
+                                           "WHERE proname = '%1acquire'")
+                                .arg(prefix)),
+                 QStringLiteral("none"));
+}
+
 // Fault tests: a frozen server (SIGSTOP), a black-holed or resetting network (TcpProxy), a
 // client process stopped inside a call. The bound of one SPI call is the connect bound (the
 // connect timeout in whole seconds, at least 2 s for libpq) plus statementTimeout plus the

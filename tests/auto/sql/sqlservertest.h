@@ -64,6 +64,7 @@ private Q_SLOTS:
     void routineReadsAfterTheLock();
     void documentedRoutineIsTheBackendsOwn();
     void olderSchemaIsMigrated();
+    void versionTwoIsMigrated();
     void frozenServerFailsEveryCallInBoundedTime();
     void blackHoledServerFailsEveryCallInBoundedTime();
     void resetConnectionsFailFastAndRecover();
