@@ -149,13 +149,20 @@ QStringList QSimbaSqlDialect::migration(int from) const
         // holder on the servers, so a lease's row is rewritten in place on every acquire and
         // release (PostgreSQL: a HOT update; InnoDB: no secondary index entry to move) at the
         // price of keepAlive, closeSession and the sweep reading the leases table whole.
-        QStringList ddl = routines();
+        // PostgreSQL: a flag per lease set by an acquire answered "held by", so a release
+        // notifies only when someone waits (see QSimbaSqlLeaseBackend::release()).
         const QString holderIndex = leases() + QStringLiteral("_holder");
-        if (m_options.driver == Driver::Postgres)
-            ddl.append(QStringLiteral("DROP INDEX IF EXISTS %1").arg(holderIndex));
-        else if (m_options.driver == Driver::MySql)
-            ddl.append(QStringLiteral("ALTER TABLE %1 DROP INDEX IF EXISTS %2").arg(leases(), holderIndex));
-        return ddl;
+        switch (m_options.driver) {
+        case Driver::Sqlite: return {};
+        case Driver::Postgres:
+            return QStringList{QStringLiteral("ALTER TABLE %1 ADD COLUMN IF NOT EXISTS waited BOOLEAN NOT NULL DEFAULT false")
+                                   .arg(leases()),
+                               QStringLiteral("DROP INDEX IF EXISTS %1").arg(holderIndex)}
+                   + routines();
+        case Driver::MySql:
+            return routines() + QStringList{QStringLiteral("ALTER TABLE %1 DROP INDEX IF EXISTS %2").arg(leases(), holderIndex)};
+        }
+        return {};
     }
     if (from != 0)
         return {};
@@ -195,9 +202,11 @@ QStringList QSimbaSqlDialect::migration(int from) const
  * caller or by a live session: the answer; freed since the UPDATE's snapshot by a release,
  * which takes no prefix lock: take it now; missing: a name never used, inserted as taken
  * with token 1). All inside the server and one transaction, answering the state it decided
- * on. PostgreSQL: a free name costs two statements (lock, UPDATE), not four; the routine
- * sets no options per call (the connection sets plan_cache_mode and enable_seqscan once,
- * connectionSetup()). MySQL locks each name's row (FOR UPDATE) before it reads and takes
+ * on. PostgreSQL: a free name costs two statements (lock, UPDATE), not four, and the routine
+ * sets no options per call: its statements are simple enough that the plan cache keeps their
+ * generic plans (version 2's forced them with SET clauses, saved and restored on every call;
+ * setting them for the whole connection instead slowed the fault suite's recoveries by
+ * 300–600 ms). MySQL locks each name's row (FOR UPDATE) before it reads and takes
  * it, so a release waits for the commit; the holder's session is read in that statement.
  * READ COMMITTED: each statement after the lock takes a snapshot of its own (PL/pgSQL runs
  * a VOLATILE function's statements each with a new one; InnoDB reads each with a new read
@@ -232,25 +241,31 @@ QStringList QSimbaSqlDialect::routines() const
                     "  o_version := p_version;\n"
                     "  FOREACH wanted IN ARRAY string_to_array(p_names, ',') LOOP\n"
                     "    o_name := wanted;\n"
-                    "    UPDATE %1leases l SET holder = p_session, token = l.token + 1 FROM (SELECT c.expires_at - %2 AS remaining FROM %1sessions c WHERE c.id = p_session) c WHERE l.name = wanted AND c.remaining > 0 AND (l.holder IS NULL OR (l.holder <> p_session AND COALESCE((SELECT s.expires_at FROM %1sessions s WHERE s.id = l.holder) - %2, 0) <= 0)) RETURNING l.token, c.remaining INTO counter, caller;\n"
+                    "    UPDATE %1leases l SET holder = p_session, token = l.token + 1, waited = false FROM (SELECT c.expires_at - %2 AS remaining FROM %1sessions c WHERE c.id = p_session) c WHERE l.name = wanted AND c.remaining > 0 AND (l.holder IS NULL OR (l.holder <> p_session AND COALESCE((SELECT s.expires_at FROM %1sessions s WHERE s.id = l.holder) - %2, 0) <= 0)) RETURNING l.token, c.remaining INTO counter, caller;\n"
                     "    IF NOT FOUND THEN\n"
-                    "      SELECT l.holder, l.token, (SELECT s.expires_at FROM %1sessions s WHERE s.id = l.holder) - %2, (SELECT c.expires_at FROM %1sessions c WHERE c.id = p_session) - %2 INTO held, counter, remaining, caller FROM %1leases l WHERE l.name = wanted;\n"
+                    "      UPDATE %1leases l SET waited = true WHERE l.name = wanted AND NOT l.waited AND l.holder <> p_session RETURNING l.holder, l.token, (SELECT s.expires_at FROM %1sessions s WHERE s.id = l.holder) - %2, (SELECT c.expires_at FROM %1sessions c WHERE c.id = p_session) - %2 INTO held, counter, remaining, caller;\n"
                     "      IF NOT FOUND THEN\n"
-                    "        SELECT c.expires_at - %2 INTO caller FROM %1sessions c WHERE c.id = p_session;\n"
-                    "        IF COALESCE(caller, 0) <= 0 THEN\n"
-                    "          RETURN;\n"
+                    "        SELECT l.holder, l.token, (SELECT s.expires_at FROM %1sessions s WHERE s.id = l.holder) - %2, (SELECT c.expires_at FROM %1sessions c WHERE c.id = p_session) - %2 INTO held, counter, remaining, caller FROM %1leases l WHERE l.name = wanted;\n"
+                    "        IF NOT FOUND THEN\n"
+                    "          SELECT c.expires_at - %2 INTO caller FROM %1sessions c WHERE c.id = p_session;\n"
+                    "          IF COALESCE(caller, 0) <= 0 THEN\n"
+                    "            RETURN;\n"
+                    "          END IF;\n"
+                    "          INSERT INTO %1leases (name, holder, token) VALUES (wanted, p_session, 1);\n"
+                    "          held := p_session;\n"
+                    "          counter := 1;\n"
                     "        END IF;\n"
-                    "        INSERT INTO %1leases (name, holder, token) VALUES (wanted, p_session, 1);\n"
-                    "        counter := 1;\n"
-                    "      ELSIF COALESCE(caller, 0) <= 0 OR (held <> p_session AND remaining > 0) THEN\n"
-                    "        o_holder := held;\n"
-                    "        o_token := counter;\n"
-                    "        o_holder_remaining := remaining;\n"
-                    "        o_caller_remaining := caller;\n"
-                    "        RETURN NEXT;\n"
-                    "        CONTINUE;\n"
-                    "      ELSIF held IS DISTINCT FROM p_session THEN\n"
-                    "        UPDATE %1leases l SET holder = p_session, token = l.token + 1 WHERE l.name = wanted RETURNING l.token INTO counter;\n"
+                    "      END IF;\n"
+                    "      IF held IS DISTINCT FROM p_session THEN\n"
+                    "        IF COALESCE(caller, 0) <= 0 OR (held IS NOT NULL AND remaining > 0) THEN\n"
+                    "          o_holder := held;\n"
+                    "          o_token := counter;\n"
+                    "          o_holder_remaining := remaining;\n"
+                    "          o_caller_remaining := caller;\n"
+                    "          RETURN NEXT;\n"
+                    "          CONTINUE;\n"
+                    "        END IF;\n"
+                    "        UPDATE %1leases l SET holder = p_session, token = l.token + 1, waited = false WHERE l.name = wanted RETURNING l.token INTO counter;\n"
                     "      END IF;\n"
                     "    END IF;\n"
                     "    o_holder := p_session;\n"
@@ -387,11 +402,7 @@ QStringList QSimbaSqlDialect::connectionSetup(bool mariaDb) const
         return {QStringLiteral("SET client_min_messages = warning"), // no NOTICE for IF NOT EXISTS
                 QStringLiteral("SET default_transaction_isolation = 'read committed'"),
                 QStringLiteral("SET statement_timeout = %1").arg(ms), QStringLiteral("SET lock_timeout = %1").arg(ms),
-                QStringLiteral("SET idle_in_transaction_session_timeout = %1").arg(ms),
-                // Every statement reads by key: one plan per prepared statement (and per statement
-                // of the acquire routine), made once, never a sequential scan of a table whose
-                // page fills with dead row versions between vacuums.
-                QStringLiteral("SET plan_cache_mode = force_generic_plan"), QStringLiteral("SET enable_seqscan = off")};
+                QStringLiteral("SET idle_in_transaction_session_timeout = %1").arg(ms)};
     case Driver::MySql: {
         QStringList setup{QStringLiteral("SET time_zone = '+00:00'"),
                           QStringLiteral("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"),

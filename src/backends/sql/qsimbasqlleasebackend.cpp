@@ -112,7 +112,10 @@ public:
     //! \a change (an UPDATE, DELETE or INSERT), made to publish a hint of \a kind for the
     //! \a column of each row it changes: on PostgreSQL a NOTIFY in the same statement (sent on
     //! commit), on SQLite the rows returned (for the side file); MySQL's waiters read the rows.
-    Change withHints(const QString &change, const QString &column, QVariantList binds, Hint::Kind kind) const;
+    //! On PostgreSQL, \a onlyIf (a boolean column of the changed rows) limits the notifications
+    //! to the rows where it is true.
+    Change withHints(const QString &change, const QString &column, QVariantList binds, Hint::Kind kind,
+                     const QString &onlyIf = {}) const;
     //! The number of rows \a change changed, given its result; notes SQLite's hints.
     int changed(const Rows &rows, int affected, Hint::Kind kind);
 
@@ -148,11 +151,16 @@ std::optional<qint64> QSimbaSqlLeaseBackendPrivate::liveRemaining(const QSimbaSe
 
 QSimbaSqlLeaseBackendPrivate::Change QSimbaSqlLeaseBackendPrivate::withHints(const QString &change,
                                                                            const QString &column, QVariantList binds,
-                                                                           Hint::Kind kind) const
+                                                                           Hint::Kind kind, const QString &onlyIf) const
 {
     switch (dialect.driver()) {
     case Driver::Postgres:
         binds << dialect.channel() << QSimbaSqlHintListener::encode({kind, QString()});
+        if (!onlyIf.isEmpty())
+            return {QStringLiteral("WITH changed AS (%1 RETURNING %2, %3) "
+                                   "SELECT pg_notify(CAST(? AS text), CAST(? AS text) || %2) FROM changed WHERE %3")
+                        .arg(change, column, onlyIf),
+                    binds};
         return {QStringLiteral("WITH changed AS (%1 RETURNING %2) "
                                "SELECT pg_notify(CAST(? AS text), CAST(? AS text) || %2) FROM changed")
                     .arg(change, column),
@@ -493,11 +501,16 @@ void QSimbaSqlLeaseBackend::release(const QSimbaSessionId &session, const QHash<
         each.append(QStringLiteral("(name = ? AND token = ?)"));
     }
     binds << SchemaVersion;
+    // PostgreSQL notifies only for a name someone waits for: an acquire answered "held by"
+    // set its row's flag in the same locked transaction, so a release either sees it (and
+    // notifies on commit) or committed before that acquire locked the row (which then found
+    // the name free and took it). An uncontended cycle sends no notification, which every
+    // listening client's server process and thread would have woken for.
     const auto change = d->withHints(QStringLiteral("UPDATE %1 SET holder = NULL WHERE holder = ? AND (%2) "
                                                     "AND (SELECT version FROM %3 WHERE id = 1) = ?")
                                          .arg(d->dialect.leases(), each.join(QStringLiteral(" OR ")),
                                               d->dialect.versionTable()),
-                                     QStringLiteral("name"), binds, Hint::Kind::Released);
+                                     QStringLiteral("name"), binds, Hint::Kind::Released, QStringLiteral("waited"));
     d->pending.clear();
     int affected = 0;
     const auto rows = d->connection().single(change.sql, change.binds, &affected);

@@ -127,14 +127,18 @@ private:
     };
 
     // Releases and re-grants \a n until the subscription has delivered a Released hint
-    // (LISTEN is armed asynchronously, on the subscription's thread).
+    // (LISTEN is armed asynchronously, on the subscription's thread). A session of its own
+    // waits for \a n before each release: only a name someone waits for is notified.
     static bool awaitArmed(Backend &b, const QSimbaSessionId &s, const QSimbaLeaseName &n, Recorder &r)
     {
+        const auto waiter = b.openSession(10s).id;
         QElapsedTimer timer;
         timer.start();
         while (timer.elapsed() < 5000) {
             const qint64 since = r.clock.nsecsElapsed();
             const auto t = b.acquire(s, {n}).value(n).token;
+            if (b.acquire(waiter, {n}).value(n).isGranted)
+                return false;
             b.release(s, {{n, t}});
             QTest::qWait(20);
             if (r.arrival(Hint::Kind::Released, n.toString(), since) >= 0)
@@ -264,6 +268,44 @@ private Q_SLOTS:
         QVERIFY2(notifierWarnings.isEmpty(), qPrintable(notifierWarnings.join(QLatin1Char('\n'))));
     }
 
+    // A release notifies only when someone waits for the name (an acquire answered "held by"
+    // marked it): uncontended lock cycles send no notification, which every listening client
+    // would have woken for. Notifications of one channel arrive in commit order, so once the
+    // waited-for name's hint is in, the earlier cycles' would be too.
+    void releaseNotifiesOnlyWhenSomeoneWaits()
+    {
+        const auto b = Backend::fromUrl(url(QStringLiteral("prefix=") + newPrefix()));
+        const auto quiet = QSimbaLeaseName::of(QStringLiteral("quiet"));
+        const auto waited = QSimbaLeaseName::of(QStringLiteral("waited"));
+        const auto s = b->openSession(10s).id, w = b->openSession(10s).id;
+        Recorder recorder;
+        const auto subscription = b->subscribe(recorder.listener());
+        QVERIFY(awaitArmed(*b, s, waited, recorder));
+        const qint64 since = recorder.clock.nsecsElapsed();
+        for (int cycle = 0; cycle < 3; ++cycle) {
+            const auto t = b->acquire(s, {quiet}).value(quiet).token;
+            b->release(s, {{quiet, t}});
+        }
+        const auto t = b->acquire(s, {waited}).value(waited).token;
+        QVERIFY(!b->acquire(w, {waited}).value(waited).isGranted);
+        b->release(s, {{waited, t}});
+        QTRY_VERIFY_WITH_TIMEOUT(recorder.arrival(Hint::Kind::Released, waited.toString(), since) >= 0, 2000);
+        QCOMPARE(recorder.arrival(Hint::Kind::Released, quiet.toString()), -1);
+        // The waiter's turn: taking the name clears the mark, so its own release is quiet too.
+        const auto mine = b->acquire(w, {waited}).value(waited);
+        QVERIFY(mine.isGranted);
+        const qint64 before = recorder.clock.nsecsElapsed();
+        b->release(w, {{waited, mine.token}});
+        const auto again = b->acquire(s, {waited}).value(waited).token;
+        QVERIFY(!b->acquire(w, {waited}).value(waited).isGranted);
+        b->release(s, {{waited, again}});
+        QTRY_VERIFY_WITH_TIMEOUT(recorder.arrival(Hint::Kind::Released, waited.toString(), before) >= 0, 2000);
+        QMutexLocker lock(&recorder.mutex);
+        const auto count = std::count_if(recorder.hints.cbegin(), recorder.hints.cend(),
+                                         [&](const auto &h) { return h.second >= before; });
+        QCOMPARE(count, 1); // the waiter's release sent none; the one it waited for, one
+    }
+
     void hintsStayWithinTheirPrefix()
     {
         const auto mine = Backend::fromUrl(url(QStringLiteral("prefix=") + newPrefix()));
@@ -277,6 +319,7 @@ private Q_SLOTS:
         const auto t = other->acquire(o, {n}).value(n).token;
         other->release(o, {{n, t}});
         const auto own = mine->acquire(s, {n}).value(n).token;
+        QVERIFY(!mine->acquire(mine->openSession(10s).id, {n}).value(n).isGranted); // a waiter
         mine->release(s, {{n, own}});
         // Our own hint arrives; the other application's, sent before it, never did.
         QTRY_VERIFY_WITH_TIMEOUT(recorder.arrival(Hint::Kind::Released, n.toString(), since) >= 0, 2000);
