@@ -742,3 +742,5 @@ void SqlServerTest::leastPrivilegeRoleRunsEveryCall()
         QFAIL(qPrintable(e.message()));
     }
 }
+
+#include "moc_sqlservertest.cpp"
