@@ -124,6 +124,12 @@ private:
                     return at;
             return -1;
         }
+        //! How many hints arrived at or after \a since.
+        qsizetype countSince(qint64 since)
+        {
+            QMutexLocker lock(&mutex);
+            return std::count_if(hints.cbegin(), hints.cend(), [&](const auto &h) { return h.second >= since; });
+        }
     };
 
     // Releases and re-grants \a n until the subscription has delivered a Released hint
@@ -274,12 +280,11 @@ private Q_SLOTS:
     // waited-for name's hint is in, the earlier cycles' would be too.
     void releaseNotifiesOnlyWhenSomeoneWaits()
     {
-        const auto b = Backend::fromUrl(url(QStringLiteral("prefix=") + newPrefix()));
-        const auto quiet = QSimbaLeaseName::of(QStringLiteral("quiet"));
-        const auto waited = QSimbaLeaseName::of(QStringLiteral("waited"));
-        const auto s = b->openSession(10s).id, w = b->openSession(10s).id;
         Recorder recorder;
+        const auto b = Backend::fromUrl(url(QStringLiteral("prefix=") + newPrefix()));
         const auto subscription = b->subscribe(recorder.listener());
+        const auto s = b->openSession(10s).id, w = b->openSession(10s).id;
+        const auto quiet = QSimbaLeaseName::of(QStringLiteral("quiet")), waited = QSimbaLeaseName::of(QStringLiteral("waited"));
         QVERIFY(awaitArmed(*b, s, waited, recorder));
         const qint64 since = recorder.clock.nsecsElapsed();
         for (int cycle = 0; cycle < 3; ++cycle) {
@@ -300,10 +305,7 @@ private Q_SLOTS:
         QVERIFY(!b->acquire(w, {waited}).value(waited).isGranted);
         b->release(s, {{waited, again}});
         QTRY_VERIFY_WITH_TIMEOUT(recorder.arrival(Hint::Kind::Released, waited.toString(), before) >= 0, 2000);
-        QMutexLocker lock(&recorder.mutex);
-        const auto count = std::count_if(recorder.hints.cbegin(), recorder.hints.cend(),
-                                         [&](const auto &h) { return h.second >= before; });
-        QCOMPARE(count, 1); // the waiter's release sent none; the one it waited for, one
+        QCOMPARE(recorder.countSince(before), 1); // the waiter's release sent none; the one it waited for, one
     }
 
     void hintsStayWithinTheirPrefix()
@@ -323,10 +325,7 @@ private Q_SLOTS:
         mine->release(s, {{n, own}});
         // Our own hint arrives; the other application's, sent before it, never did.
         QTRY_VERIFY_WITH_TIMEOUT(recorder.arrival(Hint::Kind::Released, n.toString(), since) >= 0, 2000);
-        QMutexLocker lock(&recorder.mutex);
-        const auto count = std::count_if(recorder.hints.cbegin(), recorder.hints.cend(),
-                                         [&](const auto &h) { return h.second >= since; });
-        QCOMPARE(count, 1);
+        QCOMPARE(recorder.countSince(since), 1);
     }
 };
 
