@@ -160,7 +160,8 @@ QStringList QSimbaSqlDialect::migration(int from) const
                                QStringLiteral("DROP INDEX IF EXISTS %1").arg(holderIndex)}
                    + routines();
         case Driver::MySql:
-            return routines() + QStringList{QStringLiteral("ALTER TABLE %1 DROP INDEX IF EXISTS %2").arg(leases(), holderIndex)};
+            // DROP INDEX needs the INDEX privilege only (ALTER TABLE would need ALTER).
+            return routines() + QStringList{QStringLiteral("DROP INDEX IF EXISTS %1 ON %2").arg(holderIndex, leases())};
         }
         return {};
     }
