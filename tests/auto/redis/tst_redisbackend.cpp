@@ -13,6 +13,11 @@
 #include <QtTest/QTest>
 #include "qsimbatestmain.h"
 
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
 using namespace std::chrono;
 using namespace std::chrono_literals;
 using Backend = QSimbaLeaseBackend;
@@ -37,6 +42,7 @@ private Q_SLOTS:
     void longLeaseIsShortenedToMaxLease();
     void inspectionShowsMetadata();
     void brokenConnectionIsReestablished();
+    void aCallIsOneWriteAndOneRead();
     void unreachableServerFailsInBoundedTime();
     void unresolvableHostFailsInBoundedTime();
     void hungServerTimesOut();
@@ -158,6 +164,40 @@ QString field(const QString &info, const QString &name)
     return {};
 }
 } // namespace
+
+namespace {
+// poll() calls of this thread while >= 0 (see aCallIsOneWriteAndOneRead).
+thread_local int t_polls = -1;
+
+// This thread's read and write system calls so far (/proc/thread-self/io); reading it is
+// one read of its own, counted in the next look.
+std::pair<qint64, qint64> readsAndWrites()
+{
+    char text[1024] = {};
+    const int fd = ::open("/proc/thread-self/io", O_RDONLY);
+    const ssize_t n = fd >= 0 ? ::read(fd, text, sizeof text - 1) : -1;
+    if (fd >= 0)
+        ::close(fd);
+    const QByteArray io(text, n > 0 ? qsizetype(n) : 0);
+    const auto number = [&](const char *key) {
+        const qsizetype at = io.indexOf(key);
+        return at < 0 ? qint64(-1) : io.mid(at + qsizetype(qstrlen(key))).split('\n').value(0).trimmed().toLongLong();
+    };
+    return {number("syscr:"), number("syscw:")};
+}
+} // namespace
+
+// Counts the calls of poll() on a thread that asks for it (t_polls), for
+// aCallIsOneWriteAndOneRead(); forwards every call to the C library's poll(). Exported (the
+// tests are built with hidden visibility), so that it stands in for the C library's.
+extern "C" Q_DECL_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+    using Poll = int (*)(struct pollfd *, nfds_t, int);
+    static const auto next = reinterpret_cast<Poll>(dlsym(RTLD_NEXT, "poll"));
+    if (t_polls >= 0)
+        ++t_polls;
+    return next(fds, n, timeout);
+}
 
 void tst_RedisBackend::initTestCase()
 {
@@ -382,6 +422,31 @@ void tst_RedisBackend::brokenConnectionIsReestablished()
     QCOMPARE(m_server.cli({QStringLiteral("SCRIPT"), QStringLiteral("FLUSH")}), 0);
     QVERIFY(b.keepAlive(s, 500ms, {}).isLive);
     b.closeSession(s);
+}
+
+// A call on an open connection is one write and one read, as a plain redisCommand(): no
+// poll() before either while the command timeout is the limit (the socket's own timeouts,
+// set to it, bound them). A lock cycle is two such calls.
+void tst_RedisBackend::aCallIsOneWriteAndOneRead()
+{
+    QSimbaRedisLeaseBackend b(options(QStringLiteral("syscalls")));
+    const auto s = b.openSession(600ms).id;
+    const auto n = name("a");
+    b.release(s, {{n, grant(b, s, n, 600ms)}}); // connected, the recovery guard passed, scripts loaded
+    t_polls = 0;
+    const auto before = readsAndWrites();
+    for (int i = 0; i < 5; ++i) {
+        const auto r = b.acquire(s, {n}).value(n);
+        QVERIFY(r.isGranted);
+        b.release(s, {{n, r.token}});
+    }
+    QVERIFY(b.keepAlive(s, 600ms, {}).isLive);
+    const auto after = readsAndWrites();
+    const int polls = std::exchange(t_polls, -1);
+    QVERIFY2(before.first >= 0 && before.second >= 0, "no /proc/thread-self/io");
+    QCOMPARE(after.second - before.second, 11);
+    QCOMPARE(after.first - before.first - 1, 11); // less the read of the first look
+    QCOMPARE(polls, 0);
 }
 
 void tst_RedisBackend::unreachableServerFailsInBoundedTime()
