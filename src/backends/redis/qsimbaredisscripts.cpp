@@ -65,8 +65,8 @@ local replacing = {'\r\ncmdstat_flushall:calls=', '\r\ncmdstat_flushdb:calls=', 
 -- rest of acquire). Every key starts with the line break before its line ('\r\n', as INFO
 -- ends each line): it matches whole field names only, and the search stops once per line
 -- rather than at every 'c' of 'cmdstat_…,calls=…,usec=…' (half the guard's time before).
-local function field(info, key, pattern)
-  local _, e = string.find(info, key, 1, true)
+local function field(info, key, pattern, from)
+  local _, e = string.find(info, key, from or 1, true)
   if not e then return nil end
   return string.match(info, pattern, e + 1)
 end
@@ -80,13 +80,15 @@ local function serverInfo()
   return redis.call('INFO', 'server'), redis.call('INFO', 'commandstats')
 end
 local function serverRun(server, stats)
+  -- The searches of commandstats start at its section (one text with server's on Redis 7).
+  local from = string.find(stats, '# Commandstats', 1, true) or 1
   local replaced = 0
   for _, key in ipairs(replacing) do
-    local calls = field(stats, key, '^%d+')
+    local calls = field(stats, key, '^%d+', from)
     if calls then replaced = replaced + tonumber(calls) end
   end
   local run = (field(server, '\r\nrun_id:', '^%x+') or '') .. ':' .. replaced
-  local reset = field(stats, '\r\ncmdstat_config|resetstat:calls=', '^%d+')
+  local reset = field(stats, '\r\ncmdstat_config|resetstat:calls=', '^%d+', from)
   if reset then run = run .. ':r' .. reset end
   return run, replaced == 0 and not reset
 end
