@@ -4,7 +4,7 @@
 
     bench/redis/scripttime.py [--rounds N] [REV_A] [REV_B]
 
-Takes the acquire and release scripts (the prelude plus each body) from
+Takes the acquire and release scripts (the preludes plus each body) from
 src/backends/redis/qsimbaredisscripts.cpp at two git revisions (default: HEAD~1 and the
 working tree, written "."), starts a redis-server of its own (loopback, a free port, a
 temporary directory, no persistence), opens a session, and runs acquire + release of one
@@ -34,12 +34,15 @@ def scripts(rev):
         text = subprocess.run(['git', '-C', ROOT, 'show', f'{rev}:{SOURCE}'], check=True,
                               capture_output=True, text=True).stdout
 
-    def body(name):
+    def body(name, required=True):
         m = re.search(r'constexpr char ' + name + r'\[\] = R"lua\((.*?)\)lua";', text, re.S)
-        if not m:
+        if not m and required:
             raise SystemExit(f'{rev}: no {name} in {SOURCE}')
-        return m.group(1)
-    return body('prelude') + body('acquireScript'), body('prelude') + body('releaseScript')
+        return m.group(1) if m else ''
+    # The recovery guard has a prelude of its own (acquire's, not release's) since it was split
+    # from the shared one; older revisions have it in the shared prelude.
+    guard = body('guardPrelude', required=False)
+    return body('prelude') + guard + body('acquireScript'), body('prelude') + body('releaseScript')
 
 
 class Redis:
