@@ -4,6 +4,8 @@
 #include "qsimbazookeeperbatch_p.h"
 #include "qsimbazookeeperlogging_p.h"
 
+#include <algorithm>
+
 /*!
     \class QSimbaZookeeperHints
     \internal
@@ -153,7 +155,7 @@ bool QSimbaZookeeperHints::mayBeFree(const QString &name) const
     return m_listeners.empty() || !m_leasesKnown || !m_leases.contains(name);
 }
 
-void QSimbaZookeeperHints::watchLease(zhandle_t *zh, const QString &name)
+void QSimbaZookeeperHints::watchLease(zhandle_t *zh, const QString &name, qint64 mzxid)
 {
     LeaseWatch *watch;
     {
@@ -161,7 +163,7 @@ void QSimbaZookeeperHints::watchLease(zhandle_t *zh, const QString &name)
         if (m_listeners.empty() || m_handle != zh || m_watchedLeases.contains(name))
             return;
         m_watchedLeases.insert(name);
-        watch = &m_leaseWatches.emplace_back(LeaseWatch{this, zh, name});
+        watch = &m_leaseWatches.emplace_back(LeaseWatch{this, zh, name, mzxid});
     }
     const QByteArray path = (m_leasesPath + QLatin1Char('/') + name).toUtf8();
     const int rc = zoo_awexists(zh, path.constData(), onLeaseChanged, this, onLeaseWatched, watch);
@@ -172,7 +174,9 @@ void QSimbaZookeeperHints::watchLease(zhandle_t *zh, const QString &name)
     }
 }
 
-// The waiter's watch fired: a deletion is the release it waits for.
+// The waiter's watch fired: a deletion is the release it waits for; a change of the data
+// is a release that handed the lease to the first waiter of its queue (maybe this one), or
+// a takeover: either way worth an acquire (which reads).
 void QSimbaZookeeperHints::onLeaseChanged(zhandle_t *, int type, int, const char *path, void *context)
 {
     if (type == ZOO_SESSION_EVENT || !path)
@@ -181,25 +185,108 @@ void QSimbaZookeeperHints::onLeaseChanged(zhandle_t *, int type, int, const char
     const QString name = QString::fromUtf8(path).section(QLatin1Char('/'), -1);
     QMutexLocker lock(&self->m_mutex);
     self->m_watchedLeases.remove(name); // one-shot
-    if (type == ZOO_DELETED_EVENT) {
+    if (type == ZOO_DELETED_EVENT || type == ZOO_CHANGED_EVENT) {
         // On the request trace's clock (CLOCK_MONOTONIC ns): where a handoff's time goes.
-        qCDebug(lcSimbaZookeeper, "lease %s deleted: hinted at %lld", qPrintable(name),
+        qCDebug(lcSimbaZookeeper, "lease %s %s: hinted at %lld", qPrintable(name),
+                type == ZOO_DELETED_EVENT ? "deleted" : "handed over",
                 qlonglong(QSimbaZookeeperBatch::monotonicNow()));
-        self->m_leases.remove(name); // the lease list's watch need not tell it again
+        if (type == ZOO_DELETED_EVENT)
+            self->m_leases.remove(name); // the lease list's watch need not tell it again
         self->publish(Hint::Kind::Released, name);
     }
 }
 
-void QSimbaZookeeperHints::onLeaseWatched(int rc, const Stat *, const void *data)
+void QSimbaZookeeperHints::setWaiters(const QString &name, const QStringList &children)
 {
-    // ZNONODE: released between the waiter's read and its watch. The lease list's watch may
-    // never show it (created after its last listing), so the waiter is told here. The watch
-    // now waits for a creation, which it ignores. Other errors: the connection dropped, and
-    // arm() starts over.
+    QMutexLocker lock(&m_mutex);
+    m_waiters.insert(name, children);
+}
+
+void QSimbaZookeeperHints::watchQueueCreation(zhandle_t *zh, const QString &name, const QString &path)
+{
+    {
+        QMutexLocker lock(&m_mutex);
+        if (m_handle != zh)
+            return;
+        m_waiters.insert(name, {});
+    }
+    // The answer tells nothing the watch will not: no context rides on it.
+    const int rc = zoo_awexists(zh, path.toUtf8().constData(), waitersWatcher, this,
+                                [](int, const Stat *, const void *) {}, nullptr);
+    if (rc != ZOK) {
+        QMutexLocker lock(&m_mutex);
+        m_waiters.remove(name);
+    }
+}
+
+QStringList QSimbaZookeeperHints::waitersOf(const QString &name) const
+{
+    QStringList waiters;
+    {
+        QMutexLocker lock(&m_mutex);
+        waiters = m_waiters.value(name);
+    }
+    // "<session>-<sequence>": first come first, by the sequence number ZooKeeper appended.
+    std::sort(waiters.begin(), waiters.end(), [](const QString &a, const QString &b) {
+        return QStringView(a).mid(a.lastIndexOf(QLatin1Char('-')) + 1)
+            < QStringView(b).mid(b.lastIndexOf(QLatin1Char('-')) + 1);
+    });
+    return waiters;
+}
+
+void QSimbaZookeeperHints::forgetWaiters(const QString &name)
+{
+    QMutexLocker lock(&m_mutex);
+    m_waiters.remove(name);
+}
+
+// A waiter queue of a lease held here changed: list it again (with the watch) while held.
+void QSimbaZookeeperHints::waitersWatcher(zhandle_t *zh, int type, int, const char *path, void *context)
+{
+    if ((type != ZOO_CHILD_EVENT && type != ZOO_CREATED_EVENT) || !path)
+        return;
+    auto *self = static_cast<QSimbaZookeeperHints *>(context);
+    const QString name = QString::fromUtf8(path).section(QLatin1Char('/'), -1);
+    LeaseWatch *watch;
+    {
+        QMutexLocker lock(&self->m_mutex);
+        if (!self->m_waiters.contains(name) || self->m_handle != zh)
+            return;
+        watch = &self->m_leaseWatches.emplace_back(LeaseWatch{self, zh, name});
+    }
+    const int rc = zoo_awget_children(zh, path, waitersWatcher, self, onWaitersListed, watch);
+    if (rc != ZOK) {
+        QMutexLocker lock(&self->m_mutex);
+        self->m_waiters.remove(name); // unknown now: releases delete until the next grant lists it
+        self->m_leaseWatches.remove_if([watch](const LeaseWatch &w) { return &w == watch; });
+    }
+}
+
+void QSimbaZookeeperHints::onWaitersListed(int rc, const String_vector *children, const void *data)
+{
     const auto *watch = static_cast<const LeaseWatch *>(data);
     QSimbaZookeeperHints *self = watch->hints;
     QMutexLocker lock(&self->m_mutex);
-    if (rc == ZNONODE)
+    if (self->m_waiters.contains(watch->name)) {
+        if (rc == ZOK)
+            self->m_waiters.insert(watch->name, toSet(children).values());
+        else
+            self->m_waiters.remove(watch->name);
+    }
+    self->m_leaseWatches.remove_if([watch](const LeaseWatch &w) { return &w == watch; });
+}
+
+void QSimbaZookeeperHints::onLeaseWatched(int rc, const Stat *stat, const void *data)
+{
+    // ZNONODE: released between the waiter's read and its watch. The lease list's watch may
+    // never show it (created after its last listing), so the waiter is told here. The watch
+    // now waits for a creation, which it ignores. Another mzxid: written between the read
+    // and the watch (handed over to this waiter, maybe), which the watch will not tell.
+    // Other errors: the connection dropped, and arm() starts over.
+    const auto *watch = static_cast<const LeaseWatch *>(data);
+    QSimbaZookeeperHints *self = watch->hints;
+    QMutexLocker lock(&self->m_mutex);
+    if (rc == ZNONODE || (rc == ZOK && stat && watch->mzxid != 0 && stat->mzxid != watch->mzxid))
         self->publish(Hint::Kind::Released, watch->name);
     else if (rc != ZOK)
         qCDebug(lcSimbaZookeeper, "a lease watch is lost (%s)", zerror(rc));

@@ -46,13 +46,28 @@ public:
     //! False when the lease watch knows lease \a name is held (acquire then reads before it
     //! writes); true when it may be free, or nobody listens.
     bool mayBeFree(const QString &name) const;
-    //! A waiter's watch on lease \a name (held by another session): its deletion is hinted
-    //! Released at once, one round trip before the lease list's watch could tell. Never
-    //! blocks; a no-op when nobody listens or the name is watched already.
-    void watchLease(zhandle_t *zh, const QString &name);
+    //! A waiter's watch on lease \a name (held by another session, read at \a mzxid): its
+    //! deletion, or a change of its data (a handover, a takeover), is hinted Released at
+    //! once, one round trip before the lease list's watch could tell; so is a change since
+    //! \a mzxid found when the watch is set. Never blocks; a no-op when nobody listens or
+    //! the name is watched already.
+    void watchLease(zhandle_t *zh, const QString &name, qint64 mzxid);
     //! Names this instance acquires: a release hidden in the lease list watch's gap is
     //! hinted for them (bounded: the names of one client).
     void noteInterest(const QSet<QString> &names);
+
+    //! The waiter queue of lease \a name, held here: \a children of <base>/waiters/<name> as
+    //! listed with waitersWatcher() left on it. Each change of the queue lists it again
+    //! while the name is held here (until forgetWaiters()).
+    void setWaiters(const QString &name, const QStringList &children);
+    //! No queue of lease \a name (held here) exists yet at \a path: its creation is watched,
+    //! and then it is listed with its watch.
+    void watchQueueCreation(zhandle_t *zh, const QString &name, const QString &path);
+    //! The waiter nodes of lease \a name as last listed, first come first.
+    QStringList waitersOf(const QString &name) const;
+    void forgetWaiters(const QString &name);
+    //! The watcher to leave on a waiter queue listed for setWaiters() (context: this).
+    static void waitersWatcher(zhandle_t *zh, int type, int state, const char *path, void *context);
 
 private:
     static void onLeasesChanged(zhandle_t *zh, int type, int state, const char *path, void *context);
@@ -63,6 +78,7 @@ private:
     static void onMembersListed(int rc, const String_vector *children, const void *data);
     static void onLeaseChanged(zhandle_t *zh, int type, int state, const char *path, void *context);
     static void onLeaseWatched(int rc, const Stat *stat, const void *data);
+    static void onWaitersListed(int rc, const String_vector *children, const void *data);
     void watchChildren(zhandle_t *zh, const QString &path, watcher_fn changed, strings_completion_t listed);
     void listLeases(zhandle_t *zh);
     void listGroups(zhandle_t *zh);
@@ -91,8 +107,10 @@ private:
         QSimbaZookeeperHints *hints;
         zhandle_t *zh;
         QString name;
+        qint64 mzxid = 0; // the lease as the waiter read it (watchLease())
     };
     std::list<LeaseWatch> m_leaseWatches;
+    QHash<QString, QStringList> m_waiters; // the waiter queues of the leases held here
     bool m_groupsKnown = false;
     QSet<QString> m_groups;
     QSet<QString> m_armedGroups;
