@@ -166,7 +166,7 @@ void QSimbaZookeeperHints::watchLease(zhandle_t *zh, const QString &name, qint64
         watch = &m_leaseWatches.emplace_back(LeaseWatch{this, zh, name, mzxid});
     }
     const QByteArray path = (m_leasesPath + QLatin1Char('/') + name).toUtf8();
-    const int rc = zoo_awexists(zh, path.constData(), onLeaseChanged, this, onLeaseWatched, watch);
+    const int rc = zoo_awget(zh, path.constData(), onLeaseChanged, this, onLeaseRead, watch);
     if (rc != ZOK) {
         QMutexLocker lock(&m_mutex);
         m_watchedLeases.remove(name);
@@ -174,10 +174,9 @@ void QSimbaZookeeperHints::watchLease(zhandle_t *zh, const QString &name, qint64
     }
 }
 
-// The waiter's watch fired: a deletion is the release it waits for; a change of the data
-// is a release that handed the lease to the first waiter of its queue (maybe this one), or
-// a takeover: either way worth an acquire (which reads).
-void QSimbaZookeeperHints::onLeaseChanged(zhandle_t *, int type, int, const char *path, void *context)
+// The waiter's watch fired: a deletion is the release it waits for; a change of the data,
+// for a waiter queued here, may be the release that handed the lease to it (read below).
+void QSimbaZookeeperHints::onLeaseChanged(zhandle_t *zh, int type, int, const char *path, void *context)
 {
     if (type == ZOO_SESSION_EVENT || !path)
         return; // the watch stays registered (the C client re-registers it on a reconnect)
@@ -185,15 +184,69 @@ void QSimbaZookeeperHints::onLeaseChanged(zhandle_t *, int type, int, const char
     const QString name = QString::fromUtf8(path).section(QLatin1Char('/'), -1);
     QMutexLocker lock(&self->m_mutex);
     self->m_watchedLeases.remove(name); // one-shot
-    if (type == ZOO_DELETED_EVENT || type == ZOO_CHANGED_EVENT) {
+    if (type == ZOO_CHANGED_EVENT && self->m_waitingAs.contains(name) && self->m_handle == zh) {
+        // Handed over, to this waiter or another of the queue: read whom, and watch again
+        // (a data watch: it fires on the next change or the deletion alike).
+        self->m_watchedLeases.insert(name);
+        auto *watch = &self->m_leaseWatches.emplace_back(LeaseWatch{self, zh, name});
+        if (zoo_awget(zh, path, onLeaseChanged, self, onLeaseRead, watch) == ZOK)
+            return;
+        self->m_watchedLeases.remove(name);
+        self->m_leaseWatches.remove_if([watch](const LeaseWatch &w) { return &w == watch; });
+    }
+    if (type == ZOO_DELETED_EVENT) {
         // On the request trace's clock (CLOCK_MONOTONIC ns): where a handoff's time goes.
-        qCDebug(lcSimbaZookeeper, "lease %s %s: hinted at %lld", qPrintable(name),
-                type == ZOO_DELETED_EVENT ? "deleted" : "handed over",
+        qCDebug(lcSimbaZookeeper, "lease %s deleted: hinted at %lld", qPrintable(name),
                 qlonglong(QSimbaZookeeperBatch::monotonicNow()));
-        if (type == ZOO_DELETED_EVENT)
-            self->m_leases.remove(name); // the lease list's watch need not tell it again
+        self->m_leases.remove(name); // the lease list's watch need not tell it again
         self->publish(Hint::Kind::Released, name);
     }
+    // A change that no queued waiter of this instance reads (a takeover, a handover seen by
+    // a client not queued): no hint, as before there were queues. The lease's holder
+    // expiring is no hint either: candidates retry at the holder's remaining time.
+}
+
+// The answer of a waiter's watch request (watchLease(), or again after a change): the lease
+// as it is now, with the watch left on it.
+void QSimbaZookeeperHints::onLeaseRead(int rc, const char *value, int length, const Stat *stat, const void *data)
+{
+    const auto *watch = static_cast<const LeaseWatch *>(data);
+    QSimbaZookeeperHints *self = watch->hints;
+    QMutexLocker lock(&self->m_mutex);
+    const QString waitingAs = self->m_waitingAs.value(watch->name);
+    bool hint = false;
+    if (rc == ZNONODE) {
+        // Released (between the waiter's read and its watch, or since the change): the
+        // lease list's watch may never show it (created after its last listing). No watch
+        // is left on a missing node: the next HeldBy answer sets one.
+        hint = true;
+    } else if (rc != ZOK) {
+        qCDebug(lcSimbaZookeeper, "a lease watch is lost (%s)", zerror(rc)); // arm() starts over
+    } else if (!waitingAs.isEmpty()) {
+        // Queued here: only a handover to this waiter is worth its acquire; one to another
+        // waiter of the queue leaves this one asleep, its watch armed.
+        hint = QByteArray(value, std::max(length, 0)) == waitingAs.toUtf8();
+    } else {
+        // Written between the waiter's read and its watch, which will not tell it.
+        hint = watch->mzxid != 0 && stat && stat->mzxid != watch->mzxid;
+    }
+    if (rc != ZOK)
+        self->m_watchedLeases.remove(watch->name);
+    if (hint) {
+        qCDebug(lcSimbaZookeeper, "lease %s free or handed over to this waiter: hinted at %lld",
+                qPrintable(watch->name), qlonglong(QSimbaZookeeperBatch::monotonicNow()));
+        self->publish(Hint::Kind::Released, watch->name);
+    }
+    self->m_leaseWatches.remove_if([watch](const LeaseWatch &w) { return &w == watch; });
+}
+
+void QSimbaZookeeperHints::setWaitingAs(const QString &name, const QString &session)
+{
+    QMutexLocker lock(&m_mutex);
+    if (session.isEmpty())
+        m_waitingAs.remove(name);
+    else
+        m_waitingAs.insert(name, session);
 }
 
 void QSimbaZookeeperHints::setWaiters(const QString &name, const QStringList &children)
@@ -273,23 +326,6 @@ void QSimbaZookeeperHints::onWaitersListed(int rc, const String_vector *children
         else
             self->m_waiters.remove(watch->name);
     }
-    self->m_leaseWatches.remove_if([watch](const LeaseWatch &w) { return &w == watch; });
-}
-
-void QSimbaZookeeperHints::onLeaseWatched(int rc, const Stat *stat, const void *data)
-{
-    // ZNONODE: released between the waiter's read and its watch. The lease list's watch may
-    // never show it (created after its last listing), so the waiter is told here. The watch
-    // now waits for a creation, which it ignores. Another mzxid: written between the read
-    // and the watch (handed over to this waiter, maybe), which the watch will not tell.
-    // Other errors: the connection dropped, and arm() starts over.
-    const auto *watch = static_cast<const LeaseWatch *>(data);
-    QSimbaZookeeperHints *self = watch->hints;
-    QMutexLocker lock(&self->m_mutex);
-    if (rc == ZNONODE || (rc == ZOK && stat && watch->mzxid != 0 && stat->mzxid != watch->mzxid))
-        self->publish(Hint::Kind::Released, watch->name);
-    else if (rc != ZOK)
-        qCDebug(lcSimbaZookeeper, "a lease watch is lost (%s)", zerror(rc));
     self->m_leaseWatches.remove_if([watch](const LeaseWatch &w) { return &w == watch; });
 }
 

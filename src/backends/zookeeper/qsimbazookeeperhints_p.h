@@ -66,6 +66,10 @@ public:
     //! The waiter nodes of lease \a name as last listed, first come first.
     QStringList waitersOf(const QString &name) const;
     void forgetWaiters(const QString &name);
+    //! This instance waits in the queue of lease \a name as \a session (empty: no longer).
+    //! A change of such a lease's data is hinted only when it names \a session (the release
+    //! handed it over to this waiter): the other waiters of the queue sleep on.
+    void setWaitingAs(const QString &name, const QString &session);
     //! The watcher to leave on a waiter queue listed for setWaiters() (context: this).
     static void waitersWatcher(zhandle_t *zh, int type, int state, const char *path, void *context);
 
@@ -77,8 +81,8 @@ private:
     static void onMembersChanged(zhandle_t *zh, int type, int state, const char *path, void *context);
     static void onMembersListed(int rc, const String_vector *children, const void *data);
     static void onLeaseChanged(zhandle_t *zh, int type, int state, const char *path, void *context);
-    static void onLeaseWatched(int rc, const Stat *stat, const void *data);
     static void onWaitersListed(int rc, const String_vector *children, const void *data);
+    static void onLeaseRead(int rc, const char *value, int length, const Stat *stat, const void *data);
     void watchChildren(zhandle_t *zh, const QString &path, watcher_fn changed, strings_completion_t listed);
     void listLeases(zhandle_t *zh);
     void listGroups(zhandle_t *zh);
@@ -111,6 +115,7 @@ private:
     };
     std::list<LeaseWatch> m_leaseWatches;
     QHash<QString, QStringList> m_waiters; // the waiter queues of the leases held here
+    QHash<QString, QString> m_waitingAs;   // lease name → the session queued for it here
     bool m_groupsKnown = false;
     QSet<QString> m_groups;
     QSet<QString> m_armedGroups;

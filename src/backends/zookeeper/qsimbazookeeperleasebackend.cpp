@@ -176,7 +176,17 @@ struct QSimbaZookeeperLeaseBackend::Private
         QSimbaSessionId session;
         QString path;
     };
-    QHash<QString, Queued> queued; // by lease name
+    QHash<QString, Queued> queued; // by lease name; change it through queue() and unqueue()
+    void queue(const QString &name, const Queued &q)
+    {
+        queued.insert(name, q);
+        hints->setWaitingAs(name, q.session.toString());
+    }
+    void unqueue(const QString &name)
+    {
+        if (queued.remove(name))
+            hints->setWaitingAs(name, {});
+    }
     using Replies = QHash<QString, const Batch::Reply *>; // by lease name
 
     //! Registers \a session as a waiter of each of \a names (one sequential node each) that
@@ -205,9 +215,9 @@ struct QSimbaZookeeperLeaseBackend::Private
         std::optional<Batch> again; // queues nobody waited in yet: their parent first
         QList<std::pair<QString, int>> retried;
         for (const auto &[name, reply] : sent) {
-            queued.remove(name);
+            unqueue(name);
             if (batch[reply].ok()) {
-                queued.insert(name, {session, QString::fromUtf8(batch[reply].data)});
+                queue(name, {session, QString::fromUtf8(batch[reply].data)});
             } else if (batch[reply].rc == ZNONODE) {
                 if (!again)
                     again.emplace(zk);
@@ -221,7 +231,7 @@ struct QSimbaZookeeperLeaseBackend::Private
         again->wait();
         for (const auto &[name, reply] : std::as_const(retried))
             if ((*again)[reply].ok())
-                queued.insert(name, {session, QString::fromUtf8((*again)[reply].data)});
+                queue(name, {session, QString::fromUtf8((*again)[reply].data)});
     }
     //! This instance's waiter nodes of \a names, if any, are removed (sent into \a batch).
     void leaveQueues(Batch &batch, const QList<QSimbaLeaseName> &names)
@@ -231,7 +241,7 @@ struct QSimbaZookeeperLeaseBackend::Private
             if (it == queued.cend())
                 continue;
             batch.remove(it->path);
-            queued.erase(it);
+            unqueue(name.toString());
         }
     }
     //! The waiter queue of lease \a name, listed with its watch: kept fresh while it is held.
@@ -733,7 +743,7 @@ QList<QSimbaLeaseName> QSimbaZookeeperLeaseBackend::Private::answerHeld(
             // at the upper bound of now (the caller checked), so it was at the handover.
             results.insert(name, AcquireResult::granted(lease->stat.mzxid));
             granted.insert(name.toString(), {lease->stat.mzxid, session, lease->stat.version});
-            queued.remove(name.toString()); // the handover removed the waiter node
+            unqueue(name.toString()); // the handover removed the waiter node
             releasedHere.remove(name.toString());
             noteWaiters(name.toString(), waiterLists.value(name.toString()));
             pending.removeOne(name);
@@ -906,7 +916,7 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
                 if (holder == session.toString()) {
                     results.insert(name, AcquireResult::granted(lease.stat.mzxid));
                     d->granted.insert(name.toString(), {lease.stat.mzxid, session, lease.stat.version});
-                    d->queued.remove(name.toString()); // handed over: its waiter node is gone
+                    d->unqueue(name.toString()); // handed over: its waiter node is gone
                     continue;
                 }
                 const SessionView holderView = holderReads.contains(holder)
