@@ -563,6 +563,47 @@ private Q_SLOTS:
             b->closeSession(s);
     }
 
+    // A handover wakes only the waiter it hands the lease to: the others of the queue are not
+    // hinted (each would read the lease, its session and the queue to find it still held).
+    void aHandoverWakesOnlyItsWaiter()
+    {
+        const auto o = options(QStringLiteral("wake"));
+        Backend x(o), w1(o), w2(o);
+        Collector cx, c1, c2;
+        const auto sx = x.subscribe(cx.listener());
+        const auto s1 = w1.subscribe(c1.listener());
+        const auto s2 = w2.subscribe(c2.listener());
+        const auto hx = x.openSession(30s).id, h1 = w1.openSession(30s).id, h2 = w2.openSession(30s).id;
+        const auto n = name("lock");
+        const auto t0 = x.acquire(hx, {n}).value(n);
+        QVERIFY(t0.isGranted);
+        for (auto [b, s] : {std::pair{&w1, h1}, {&w2, h2}}) {
+            QVERIFY(b->keepAlive(s, 30s, {}).isLive);
+            QVERIFY(!b->acquire(s, {n}).value(n).isGranted);
+        }
+        QCOMPARE(x.acquire(hx, {n}).value(n).token, t0.token); // reads the queue
+        // Each waiter's watch request is answered before its next call's answer.
+        QVERIFY(w1.keepAlive(h1, 30s, {}).isLive);
+        QVERIFY(w2.keepAlive(h2, 30s, {}).isLive);
+        c1.clear();
+        c2.clear();
+        x.release(hx, {{n, t0.token}});
+        QTRY_VERIFY_WITH_TIMEOUT(c1.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
+        // The event reached w2 before the answer of its next call, and the read it sent then
+        // is answered before the call after that.
+        QVERIFY(w2.keepAlive(h2, 30s, {}).isLive);
+        QVERIFY(w2.keepAlive(h2, 30s, {}).isLive);
+        QVERIFY(!c2.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()));
+        // w1 takes it and hands it on: now w2 is woken.
+        const auto t1 = w1.acquire(h1, {n}).value(n);
+        QVERIFY(t1.isGranted);
+        w1.release(h1, {{n, t1.token}});
+        QTRY_VERIFY_WITH_TIMEOUT(c2.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
+        QVERIFY(w2.acquire(h2, {n}).value(n).isGranted);
+        for (auto [b, s] : {std::pair{&x, hx}, {&w1, h1}, {&w2, h2}})
+            b->closeSession(s);
+    }
+
     // A waiter whose session is gone (swept, its client crashed) gets no lease: the handover
     // to it fails, its node is removed, and the lease is released for the others.
     void aWaiterWhoseSessionIsGoneGetsNothing()
