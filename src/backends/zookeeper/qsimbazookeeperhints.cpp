@@ -184,7 +184,14 @@ void QSimbaZookeeperHints::onLeaseChanged(zhandle_t *zh, int type, int, const ch
     const QString name = QString::fromUtf8(path).section(QLatin1Char('/'), -1);
     QMutexLocker lock(&self->m_mutex);
     self->m_watchedLeases.remove(name); // one-shot
-    if (type == ZOO_CHANGED_EVENT && self->m_waitingAs.contains(name) && self->m_handle == zh) {
+    const auto waiting = self->m_waitingAs.constFind(name);
+    if (type == ZOO_CHANGED_EVENT && waiting != self->m_waitingAs.cend() && waiting->first(waiting->seen + 1)) {
+        qCDebug(lcSimbaZookeeper, "lease %s handed over, first waiter: hinted at %lld", qPrintable(name),
+                qlonglong(QSimbaZookeeperBatch::monotonicNow()));
+        self->publish(Hint::Kind::Released, name); // its acquire reads whether it is its own
+        return;
+    }
+    if (type == ZOO_CHANGED_EVENT && waiting != self->m_waitingAs.cend() && self->m_handle == zh) {
         // Handed over, to this waiter or another of the queue: read whom, and watch again
         // (a data watch: it fires on the next change or the deletion alike).
         self->m_watchedLeases.insert(name);
@@ -213,7 +220,8 @@ void QSimbaZookeeperHints::onLeaseRead(int rc, const char *value, int length, co
     const auto *watch = static_cast<const LeaseWatch *>(data);
     QSimbaZookeeperHints *self = watch->hints;
     QMutexLocker lock(&self->m_mutex);
-    const QString waitingAs = self->m_waitingAs.value(watch->name);
+    const auto waiting = self->m_waitingAs.find(watch->name);
+    const QString waitingAs = waiting != self->m_waitingAs.end() ? waiting->session : QString();
     bool hint = false;
     if (rc == ZNONODE) {
         // Released (between the waiter's read and its watch, or since the change): the
@@ -226,6 +234,8 @@ void QSimbaZookeeperHints::onLeaseRead(int rc, const char *value, int length, co
         // Queued here: only a handover to this waiter is worth its acquire; one to another
         // waiter of the queue leaves this one asleep, its watch armed.
         hint = QByteArray(value, std::max(length, 0)) == waitingAs.toUtf8();
+        if (stat)
+            waiting->seen = std::max(waiting->seen, stat->version);
     } else {
         // Written between the waiter's read and its watch, which will not tell it.
         hint = watch->mzxid != 0 && stat && stat->mzxid != watch->mzxid;
@@ -240,13 +250,13 @@ void QSimbaZookeeperHints::onLeaseRead(int rc, const char *value, int length, co
     self->m_leaseWatches.remove_if([watch](const LeaseWatch &w) { return &w == watch; });
 }
 
-void QSimbaZookeeperHints::setWaitingAs(const QString &name, const QString &session)
+void QSimbaZookeeperHints::setWaitingAs(const QString &name, const QString &session, int ahead, int version)
 {
     QMutexLocker lock(&m_mutex);
     if (session.isEmpty())
         m_waitingAs.remove(name);
     else
-        m_waitingAs.insert(name, session);
+        m_waitingAs.insert(name, {session, ahead, version, version});
 }
 
 void QSimbaZookeeperHints::setWaiters(const QString &name, const QStringList &children)

@@ -66,10 +66,14 @@ public:
     //! The waiter nodes of lease \a name as last listed, first come first.
     QStringList waitersOf(const QString &name) const;
     void forgetWaiters(const QString &name);
-    //! This instance waits in the queue of lease \a name as \a session (empty: no longer).
+    //! This instance waits in the queue of lease \a name as \a session (empty: no longer),
+    //! with \a ahead waiters before it (-1: unknown) when the lease was at data \a version.
     //! A change of such a lease's data is hinted only when it names \a session (the release
-    //! handed it over to this waiter): the other waiters of the queue sleep on.
-    void setWaitingAs(const QString &name, const QString &session);
+    //! handed it over to this waiter): the other waiters of the queue sleep on. The lease is
+    //! read to know, except by a waiter that is likely first (each change of the lease's
+    //! data since \a version served one waiter ahead), which is hinted at once: its acquire
+    //! reads the lease anyway. A wrong guess costs a read either way.
+    void setWaitingAs(const QString &name, const QString &session, int ahead, int version);
     //! The watcher to leave on a waiter queue listed for setWaiters() (context: this).
     static void waitersWatcher(zhandle_t *zh, int type, int state, const char *path, void *context);
 
@@ -115,7 +119,16 @@ private:
     };
     std::list<LeaseWatch> m_leaseWatches;
     QHash<QString, QStringList> m_waiters; // the waiter queues of the leases held here
-    QHash<QString, QString> m_waitingAs;   // lease name → the session queued for it here
+    struct Waiting
+    {
+        QString session;
+        int ahead = -1; // waiters before it in the queue at `version`, -1: unknown
+        int version = 0;
+        int seen = 0;   // the lease's data version as last read
+        // The change to data version \a next is most likely the handover to this waiter.
+        bool first(int next) const { return ahead >= 0 && ahead < next - version; }
+    };
+    QHash<QString, Waiting> m_waitingAs; // lease name → the session queued for it here
     bool m_groupsKnown = false;
     QSet<QString> m_groups;
     QSet<QString> m_armedGroups;

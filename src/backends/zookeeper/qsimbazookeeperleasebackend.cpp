@@ -177,15 +177,15 @@ struct QSimbaZookeeperLeaseBackend::Private
         QString path;
     };
     QHash<QString, Queued> queued; // by lease name; change it through queue() and unqueue()
-    void queue(const QString &name, const Queued &q)
+    void queue(const QString &name, const Queued &q, int ahead, int version)
     {
         queued.insert(name, q);
-        hints->setWaitingAs(name, q.session.toString());
+        hints->setWaitingAs(name, q.session.toString(), ahead, version);
     }
     void unqueue(const QString &name)
     {
         if (queued.remove(name))
-            hints->setWaitingAs(name, {});
+            hints->setWaitingAs(name, {}, -1, 0);
     }
     using Replies = QHash<QString, const Batch::Reply *>; // by lease name
 
@@ -210,14 +210,26 @@ struct QSimbaZookeeperLeaseBackend::Private
         }
         return sent;
     }
-    void noteQueued(const Batch &batch, const QSimbaSessionId &session, const QList<std::pair<QString, int>> &sent)
+    //! \a waiterLists: the queues as read before the registration with \a leases, if they
+    //! were: how many waiters are ahead, as of which version of the lease (a first waiter is
+    //! hinted at a change of the lease without reading it first; see
+    //! QSimbaZookeeperHints::setWaitingAs()).
+    void noteQueued(const Batch &batch, const QSimbaSessionId &session, const QList<std::pair<QString, int>> &sent,
+                    const Replies &waiterLists = {}, const Replies &leases = {})
     {
         std::optional<Batch> again; // queues nobody waited in yet: their parent first
         QList<std::pair<QString, int>> retried;
         for (const auto &[name, reply] : sent) {
             unqueue(name);
+            int ahead = -1; // unknown
+            const Batch::Reply *lease = leases.value(name);
+            if (const Batch::Reply *list = waiterLists.value(name); list && lease && lease->ok()) {
+                ahead = 0;
+                for (const auto &w : list->children)
+                    ahead += w.startsWith(session.toString()) ? 0 : 1;
+            }
             if (batch[reply].ok()) {
-                queue(name, {session, QString::fromUtf8(batch[reply].data)});
+                queue(name, {session, QString::fromUtf8(batch[reply].data)}, ahead, lease ? lease->stat.version : 0);
             } else if (batch[reply].rc == ZNONODE) {
                 if (!again)
                     again.emplace(zk);
@@ -231,7 +243,7 @@ struct QSimbaZookeeperLeaseBackend::Private
         again->wait();
         for (const auto &[name, reply] : std::as_const(retried))
             if ((*again)[reply].ok())
-                queue(name, {session, QString::fromUtf8((*again)[reply].data)});
+                queue(name, {session, QString::fromUtf8((*again)[reply].data)}, -1, 0);
     }
     //! This instance's waiter nodes of \a names, if any, are removed (sent into \a batch).
     void leaveQueues(Batch &batch, const QList<QSimbaLeaseName> &names)
@@ -761,7 +773,10 @@ QList<QSimbaLeaseName> QSimbaZookeeperLeaseBackend::Private::answerHeld(
     // that the holder's release hands the lease over instead of deleting it.
     const auto queuedNow = queueAsWaiter(holders, session, heldElsewhere);
     holders.wait();
-    noteQueued(holders, session, queuedNow);
+    Replies leaseReplies;
+    for (const auto &[name, lease] : leases)
+        leaseReplies.insert(name.toString(), lease);
+    noteQueued(holders, session, queuedNow, waiterLists, leaseReplies);
     const auto now = serverNowAtMost(); // after the reads: the later, the safer
     if (!now)
         return free;
