@@ -188,6 +188,21 @@ struct QSimbaZookeeperLeaseBackend::Private
             hints->setWaitingAs(name, {}, -1, 0);
     }
     using Replies = QHash<QString, const Batch::Reply *>; // by lease name
+    //! Waiter nodes being removed after a grant, not waited for by that acquire: the next
+    //! call (or the destructor) collects the answers, so that no request is in flight when
+    //! the handle closes (the C client may drop its completion then, ZOOKEEPER-3868).
+    std::optional<Batch> leaving;
+    void settleLeaving()
+    {
+        if (!leaving)
+            return;
+        try {
+            leaving->wait();
+        } catch (const QSimbaError &e) {
+            qCInfo(lcSimbaZookeeper, "%s: cannot leave a waiter queue now: %s", qPrintable(zk.describe()), e.what());
+        }
+        leaving.reset();
+    }
 
     //! Registers \a session as a waiter of each of \a names (one sequential node each) that
     //! it does not wait for yet; a node left by an earlier session of this instance goes.
@@ -488,7 +503,10 @@ QSimbaZookeeperLeaseBackend::QSimbaZookeeperLeaseBackend(const Options &options)
 {
 }
 
-QSimbaZookeeperLeaseBackend::~QSimbaZookeeperLeaseBackend() = default;
+QSimbaZookeeperLeaseBackend::~QSimbaZookeeperLeaseBackend()
+{
+    d->settleLeaving();
+}
 
 /*!
     Builds a backend from \a url (see parseUrl()). A QUrl cannot hold several hosts
@@ -573,6 +591,7 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaZookeeperLeaseBackend::keepAlive(const
 {
     const QSimbaZookeeperConnection::Call call(d->zk);
     d->traceCall("keepAlive", session);
+    d->settleLeaving();
     validateLease(lease);
     const QString path = d->sessionPath(session);
     for (int attempt = 0; attempt < MaxAttempts; ++attempt) {
@@ -763,6 +782,7 @@ QList<QSimbaLeaseName> QSimbaZookeeperLeaseBackend::Private::answerHeld(
         }
         if (lease->ok() && !sessionIdOf(id).isNull()) {
             heldElsewhere.append(name);
+            hints->forgetWaiters(name.toString()); // another session's queue now
             if (!holderReads.contains(id))
                 holderReads.insert(id, holders.get(sessionPath(id)));
         }
@@ -805,6 +825,7 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
 {
     const QSimbaZookeeperConnection::Call call(d->zk);
     d->traceCall("acquire", session);
+    d->settleLeaving();
     validateBatch(names);
     {
         QSet<QString> asked;
@@ -816,7 +837,11 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
     QHash<QSimbaLeaseName, AcquireResult> results;
     QList<QSimbaLeaseName> pending(names.cbegin(), names.cend());
     // A waiter granted otherwise than by a handover (the lease was deleted, or taken over)
-    // leaves the queue: a node left there would get it handed over later.
+    // leaves the queue: a node left there would get it handed over later. Not waited for:
+    // ZooKeeper applies one client's requests in order, so every later request of this
+    // instance (its release among them) comes after the removal; had the removal failed
+    // (the connection lost), a handover to the node would leave the lease to this session,
+    // which keepAlive reports as owned without a term, and QSimba releases it.
     const auto leaveGrantedQueues = qScopeGuard([&] {
         QList<QSimbaLeaseName> done;
         for (auto it = results.cbegin(); it != results.cend(); ++it)
@@ -825,10 +850,10 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
         if (done.isEmpty())
             return;
         try {
-            Batch leave(d->zk);
-            d->leaveQueues(leave, done);
-            leave.wait();
+            d->leaving.emplace(d->zk);
+            d->leaveQueues(*d->leaving, done);
         } catch (const QSimbaError &e) {
+            d->leaving.reset();
             qCInfo(lcSimbaZookeeper, "%s: cannot leave a waiter queue now: %s", qPrintable(d->zk.describe()), e.what());
         }
     });
@@ -989,6 +1014,7 @@ void QSimbaZookeeperLeaseBackend::release(const QSimbaSessionId &session, const 
 {
     const QSimbaZookeeperConnection::Call call(d->zk);
     d->traceCall("release", session);
+    d->settleLeaving();
     if (leases.isEmpty())
         return;
     // Leases this instance granted with exactly these tokens: one multi each deletes the
@@ -1034,8 +1060,8 @@ void QSimbaZookeeperLeaseBackend::release(const QSimbaSessionId &session, const 
             const QString name = it.key().toString();
             const auto known = d->granted.take(name);
             const QStringList waiters = d->hints->waitersOf(name);
-            d->hints->forgetWaiters(name);
             if (known.token != it.value() || known.session != session) {
+                d->hints->forgetWaiters(name);
                 rest.insert(it.key(), it.value());
                 continue;
             }
@@ -1066,13 +1092,18 @@ void QSimbaZookeeperLeaseBackend::release(const QSimbaSessionId &session, const 
             for (const auto &t : std::as_const(sent)) {
                 const auto &reply = fast[t.reply];
                 if (reply.ok()) {
-                    if (t.waiter.isEmpty())
+                    // Released with nobody queued: the queue's watch stays, and the next
+                    // grant here of a name released here (which lists nothing) knows it.
+                    if (t.waiter.isEmpty()) {
                         d->releasedHere.insert(t.name.toString());
-                    else
+                    } else {
+                        d->hints->forgetWaiters(t.name.toString());
                         qCDebug(lcSimbaZookeeper, "%s: lease %s handed over to waiter %s", qPrintable(d->zk.describe()),
                                 qPrintable(t.name.toString()), qPrintable(t.waiter));
+                    }
                     continue;
                 }
+                d->hints->forgetWaiters(t.name.toString());
                 if (!t.waiter.isEmpty() && reply.errorOf(0) == ZOK && reply.errorOf(t.waiterIndexOp) == ZNONODE)
                     staleWaiters.append(d->waitersPath(t.name.toString()) + QLatin1Char('/') + t.waiter);
                 rest.insert(t.name, leases.value(t.name));
@@ -1111,6 +1142,7 @@ void QSimbaZookeeperLeaseBackend::closeSession(const QSimbaSessionId &session)
 {
     const QSimbaZookeeperConnection::Call call(d->zk);
     d->traceCall("closeSession", session);
+    d->settleLeaving();
     QList<QSimbaLeaseName> waited; // the session's waiter nodes go too
     for (auto it = d->queued.cbegin(); it != d->queued.cend(); ++it)
         if (it->session == session)
