@@ -732,14 +732,16 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
     const auto ownLiveAtMost = serverNowAtMost();
     if (held.isEmpty() || !ownLiveAtMost || !view.isLive(*ownLiveAtMost))
         return;
-    std::optional<Batch> late; // the leases not read behind their multi
-    QHash<QString, int> lateReads;
+    std::optional<Batch> late; // the leases not read behind their multi, with their queues
+    QHash<QString, int> lateReads, lateLists;
     for (const auto &t : std::as_const(held)) {
         if (t.leaseRead >= 0)
             continue;
         if (!late)
             late.emplace(zk);
         lateReads.insert(t.name.toString(), late->get(leasePath(t.name.toString())));
+        if (listening)
+            lateLists.insert(t.name.toString(), listWaiters(*late, t.name.toString()));
     }
     if (late)
         late->wait();
@@ -749,6 +751,8 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
         leases.append({t.name, t.leaseRead >= 0 ? &batch[t.leaseRead] : &(*late)[lateReads.value(t.name.toString())]});
         if (t.waitersRead >= 0)
             waiterLists.insert(t.name.toString(), &batch[t.waitersRead]);
+        else if (lateLists.contains(t.name.toString()))
+            waiterLists.insert(t.name.toString(), &(*late)[lateLists.value(t.name.toString())]);
     }
     freed = answerHeld(session, leases, pending, results, waiterLists);
 }
