@@ -100,6 +100,13 @@ class tst_ZookeeperBackend : public QObject
         }
     };
 
+    // A Collector subscribed to a backend's hints while it lives.
+    struct Listening : Collector
+    {
+        std::unique_ptr<QSimbaLeaseBackend::Subscription> subscription;
+        explicit Listening(QSimbaLeaseBackend &backend) : subscription(backend.subscribe(listener())) {}
+    };
+
     // Retries \a call while the client reconnects after a server restart (bounded).
     template<typename Call>
     static auto afterReconnect(Call call)
@@ -493,10 +500,7 @@ private Q_SLOTS:
     {
         const auto o = options(QStringLiteral("queue"));
         Backend x(o), w1(o), w2(o);
-        Collector cx, c1, c2;
-        const auto sx = x.subscribe(cx.listener());
-        const auto s1 = w1.subscribe(c1.listener());
-        const auto s2 = w2.subscribe(c2.listener());
+        Listening cx(x), c1(w1), c2(w2);
         const auto hx = x.openSession(30s).id, h1 = w1.openSession(30s).id, h2 = w2.openSession(30s).id;
         const auto n = name("queued");
         const auto t0 = x.acquire(hx, {n}).value(n);
@@ -570,9 +574,7 @@ private Q_SLOTS:
     {
         const auto o = options(QStringLiteral("cycled"));
         Backend x(o), w(o);
-        Collector cx, cw;
-        const auto sx = x.subscribe(cx.listener());
-        const auto sw = w.subscribe(cw.listener());
+        Listening cx(x), cw(w);
         const auto hx = x.openSession(30s).id, hw = w.openSession(30s).id;
         const auto n = name("lock");
         RawClient raw(server.hostPort());
@@ -606,10 +608,7 @@ private Q_SLOTS:
     {
         const auto o = options(QStringLiteral("wake"));
         Backend x(o), w1(o), w2(o);
-        Collector cx, c1, c2;
-        const auto sx = x.subscribe(cx.listener());
-        const auto s1 = w1.subscribe(c1.listener());
-        const auto s2 = w2.subscribe(c2.listener());
+        Listening cx(x), c1(w1), c2(w2);
         const auto hx = x.openSession(30s).id, h1 = w1.openSession(30s).id, h2 = w2.openSession(30s).id;
         const auto n = name("lock");
         const auto t0 = x.acquire(hx, {n}).value(n);
@@ -647,11 +646,7 @@ private Q_SLOTS:
     {
         const auto o = options(QStringLiteral("gone"));
         Backend x(o), w1(o), w2(o), w3(o);
-        Collector cx, c1, c2, c3;
-        const auto sx = x.subscribe(cx.listener());
-        const auto s1 = w1.subscribe(c1.listener());
-        const auto s2 = w2.subscribe(c2.listener());
-        const auto s3 = w3.subscribe(c3.listener());
+        Listening cx(x), c1(w1), c2(w2), c3(w3);
         const auto hx = x.openSession(30s).id, h1 = w1.openSession(30s).id, h2 = w2.openSession(30s).id,
                    h3 = w3.openSession(30s).id;
         const auto n = name("lock");
@@ -696,9 +691,7 @@ private Q_SLOTS:
     {
         const auto o = options(QStringLiteral("withdraw"));
         Backend x(o), w(o);
-        Collector cx, cw;
-        const auto sx = x.subscribe(cx.listener());
-        const auto sw = w.subscribe(cw.listener());
+        Listening cx(x), cw(w);
         QVERIFY(w.capabilities().waiterQueues);
         const auto hx = x.openSession(30s).id, hw = w.openSession(30s).id;
         const auto n = name("lock");
@@ -733,8 +726,7 @@ private Q_SLOTS:
     {
         const auto o = options(QStringLiteral("mixed"));
         Backend old(o), w(o); // `old` never subscribes: it neither queues nor hands over
-        Collector cw;
-        const auto sw = w.subscribe(cw.listener());
+        Listening cw(w);
         const auto ho = old.openSession(30s).id, hw = w.openSession(30s).id;
         const auto n = name("lock");
         RawClient raw(server.hostPort());
