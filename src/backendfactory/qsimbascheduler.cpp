@@ -496,3 +496,5 @@ QFuture<void> QSimbaScheduler::stopAsync()
         stopping->groups.clear();
     });
 }
+
+#include "moc_qsimbascheduler.cpp"

@@ -283,3 +283,5 @@ QCoro::Task<QSimbaEvent> QSimbaEventStream::next(std::stop_token stop)
     const NextEvent next{d_func()->state, std::move(stop)};
     co_return co_await next;
 }
+
+#include "moc_qsimbaeventstream.cpp"

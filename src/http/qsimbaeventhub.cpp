@@ -108,3 +108,5 @@ void QSimbaEventHub::keepAlive()
     for (QTcpSocket *socket : readers)
         send(socket, comment);
 }
+
+#include "moc_qsimbaeventhub_p.cpp"

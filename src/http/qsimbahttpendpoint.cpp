@@ -602,3 +602,6 @@ void QSimbaHttpListener::measure(QTcpSocket *socket)
                   + "\r\nConnection: close\r\n\r\n" + body);
     socket->disconnectFromHost();
 }
+
+#include "moc_qsimbahttpendpoint.cpp"
+#include "moc_qsimbahttpendpoint_p.cpp"

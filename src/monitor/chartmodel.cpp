@@ -106,3 +106,5 @@ double ChartModel::maxLatency() const
         m = std::max(m, latencyAt(r));
     return std::max(10.0, m * 1.2);
 }
+
+#include "moc_chartmodel.cpp"

@@ -183,3 +183,5 @@ void ConnectionModel::retranslate()
     for (size_t i = 0; i < m_rows.size(); ++i)
         update(m_rows[i].connection.get(), true);
 }
+
+#include "moc_connectionmodel.cpp"

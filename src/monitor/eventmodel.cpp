@@ -147,3 +147,5 @@ bool EventFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex &source
         return false;
     return m_name.isEmpty() || e.name.contains(m_name, Qt::CaseInsensitive);
 }
+
+#include "moc_eventmodel.cpp"

@@ -177,3 +177,5 @@ void GroupModel::retranslate()
     if (!m_rows.isEmpty())
         Q_EMIT dataChanged(index(0), index(int(m_rows.size()) - 1));
 }
+
+#include "moc_groupmodel.cpp"

@@ -262,3 +262,5 @@ bool LeaseFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex &source
     }
     return false;
 }
+
+#include "moc_leasemodel.cpp"

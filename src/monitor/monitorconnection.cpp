@@ -532,3 +532,5 @@ void EndpointConnection::onEventsFinished()
 }
 
 #include "monitorconnection.moc"
+
+#include "moc_monitorconnection.cpp"

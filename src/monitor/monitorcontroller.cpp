@@ -160,3 +160,5 @@ void MonitorController::setLanguage(const QString &language)
     m_connections.retranslate();
     Q_EMIT languageChanged();
 }
+
+#include "moc_monitorcontroller.cpp"

@@ -108,3 +108,5 @@ QString MonitorFormat::reason(const QString &reason)
         return tr("starting");
     return reason;
 }
+
+#include "moc_monitorformat.cpp"

@@ -230,3 +230,5 @@ void QSimbaQuickClient::close()
     m_client->close();
     refresh();
 }
+
+#include "moc_qsimbaquickclient.cpp"

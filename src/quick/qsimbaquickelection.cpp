@@ -143,3 +143,6 @@ void QSimbaQuickElection::stepDown(const QVariant &cooldown)
     }
     (void)m_election->stepDown(*d);
 }
+
+#include "moc_qsimbaquickelection.cpp"
+#include "moc_qsimbaquickterm.cpp"

@@ -58,3 +58,5 @@ void QSimbaQuickElement::clearError()
     m_error.clear();
     Q_EMIT errorStringChanged();
 }
+
+#include "moc_qsimbaquickelement.cpp"

@@ -188,3 +188,5 @@ void QSimbaQuickLock::release()
     m_lost = false;
     Q_EMIT heldChanged();
 }
+
+#include "moc_qsimbaquicklock.cpp"

@@ -252,3 +252,5 @@ void QSimbaQuickPartitioned::stopped()
     m_owned.clear();
     Q_EMIT ownedPartitionsChanged();
 }
+
+#include "moc_qsimbaquickscheduled.cpp"

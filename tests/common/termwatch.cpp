@@ -39,3 +39,5 @@ int TermWatch::validTerms() const
     }
     return n;
 }
+
+#include "moc_termwatch.cpp"

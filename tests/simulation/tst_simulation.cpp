@@ -410,7 +410,7 @@ private:
                              .arg(cp->index).arg(task.promise));
             };
             // The default executor is the owner thread: blocked in close(), it runs nothing.
-            at(now() + delay, [this, cp, run] {
+            at(now() + delay, [cp, run] {
                 if (cp->ownerBlocked)
                     cp->held.push_back(run);
                 else

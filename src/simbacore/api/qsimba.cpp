@@ -507,3 +507,5 @@ void QSimba::connectNotify(const QMetaMethod &signal)
     if (signal == QMetaMethod::fromSignal(&QSimba::event))
         d_func()->eventsWanted->store(true);
 }
+
+#include "moc_qsimba.cpp"

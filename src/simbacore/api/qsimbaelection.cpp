@@ -127,3 +127,5 @@ QString QSimbaElection::kindName(Kind kind)
 {
     return qsimbaSeedName(kind);
 }
+
+#include "moc_qsimbaelection.cpp"

@@ -314,3 +314,5 @@ QFuture<std::optional<QSimbaLockTerm>> QSimbaLock::tryAcquireAsync()
     d->watchCancel(future, id, attempt);
     return future;
 }
+
+#include "moc_qsimbalock.cpp"

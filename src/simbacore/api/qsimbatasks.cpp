@@ -166,3 +166,5 @@ QSet<int> QSimbaGroupTask::partitions() const
 
 QFuture<void> QSimbaGroupTask::stop() { return d->stopper->stop(); }
 void QSimbaGroupTask::close() { d->stopper->close(); }
+
+#include "moc_qsimbapartitiongroup.cpp"

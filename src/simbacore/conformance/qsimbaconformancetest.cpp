@@ -632,3 +632,5 @@ void QSimbaConformanceTest::inspectionShowsState()
     QVERIFY(std::any_of(view.groups.cbegin(), view.groups.cend(),
                         [&](const auto &x) { return x.name == g && x.members.contains(s); }));
 }
+
+#include "moc_qsimbaconformancetest.cpp"

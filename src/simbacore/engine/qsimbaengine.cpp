@@ -100,7 +100,10 @@ void Core::on(Nanos now, const In::Close &in)
 
 void Core::on(Nanos now, const In::BackendReplied &in)
 {
-    const auto &[callId, reply] = in;
+    // Named references, not a structured binding: lambdas below capture reply (Clang 14
+    // cannot capture a binding).
+    const quint64 callId = in.callId;
+    const auto &reply = in.reply;
     if (!m_inflight || m_inflight->id != callId) {
         qCWarning(lcSimbaEngine) << "reply to an unknown call" << callId;
         return;

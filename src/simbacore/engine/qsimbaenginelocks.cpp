@@ -46,7 +46,8 @@ void Core::on(Nanos now, const In::AcquireLock &in)
 
 void Core::on(Nanos now, const In::CancelLock &in)
 {
-    const auto &[name, waiter] = in;
+    const auto &name = in.name;
+    const quint64 waiter = in.waiter; // captured below: not a structured binding (Clang 14)
     auto it = m_slots.find(name);
     if (it == m_slots.end())
         return;

@@ -310,3 +310,5 @@ void QSimbaRuntime::shutdown()
     Locker lock(m_mutex);
     m_stopped = true;
 }
+
+#include "moc_qsimbaruntime_p.cpp"

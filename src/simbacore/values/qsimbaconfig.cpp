@@ -134,3 +134,5 @@ QSimbaConfig QSimbaConfig::Builder::build() const
                  .arg(formatDuration(margin), formatDuration(usable), formatDuration(renew)));
     return QSimbaConfig(new QSimbaConfigPrivate(*d));
 }
+
+#include "moc_qsimbaconfig.cpp"

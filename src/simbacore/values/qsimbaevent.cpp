@@ -194,3 +194,5 @@ QDebug operator<<(QDebug dbg, const QSimbaEvent &event)
                             << QString::fromUtf8(QJsonDocument(event.toJson()).toJson(QJsonDocument::Compact)) << ')';
     return dbg;
 }
+
+#include "moc_qsimbaevent.cpp"

@@ -49,3 +49,5 @@ QSimbaSchedule::Duration QSimbaSchedule::nextStart(Duration due, Duration end) c
     // The run overran: skip the starts it missed instead of bursting.
     return due + m_period * ((end - due) / m_period + 1);
 }
+
+#include "moc_qsimbaschedule.cpp"

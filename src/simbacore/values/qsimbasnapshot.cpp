@@ -92,3 +92,5 @@ QJsonObject QSimbaSnapshot::toJson() const
             {QStringLiteral("healthy"), healthy},
             {QStringLiteral("groups"), groupList}};
 }
+
+#include "moc_qsimbasnapshot.cpp"

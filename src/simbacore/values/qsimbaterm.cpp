@@ -144,3 +144,5 @@ QDebug operator<<(QDebug dbg, const QSimbaTerm &term)
                             << (term.isValid() ? ", valid" : ", ended") << ')';
     return dbg;
 }
+
+#include "moc_qsimbaterm.cpp"

@@ -125,3 +125,5 @@ void ChildProcess::onFinished(int code, QProcess::ExitStatus status)
     m_exitCode = status == QProcess::CrashExit ? ExitCode::SignalBase + code : code;
     Q_EMIT finished(m_exitCode);
 }
+
+#include "moc_childprocess.cpp"

@@ -82,3 +82,5 @@ void ElectCommand::finish(int exitCode)
         m_simba->closeAsync().then(this, [exitCode] { QCoreApplication::exit(exitCode); });
     });
 }
+
+#include "moc_electcommand.cpp"

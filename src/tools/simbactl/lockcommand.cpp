@@ -138,3 +138,5 @@ void LockCommand::finish(int exitCode)
     (void)m_term.releaseAsync();
     m_simba->closeAsync().then(this, [exitCode] { QCoreApplication::exit(exitCode); });
 }
+
+#include "moc_lockcommand.cpp"

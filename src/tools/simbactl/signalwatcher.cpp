@@ -54,3 +54,5 @@ void SignalWatcher::readPipe()
     while (::read(pipeFds[0], &byte, 1) == 1)
         Q_EMIT received(int(byte));
 }
+
+#include "moc_signalwatcher.cpp"

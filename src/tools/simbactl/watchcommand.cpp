@@ -85,3 +85,5 @@ QString WatchCommand::toText(const QSimbaEvent &event)
     }
     return line;
 }
+
+#include "moc_watchcommand.cpp"

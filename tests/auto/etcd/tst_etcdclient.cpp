@@ -105,7 +105,9 @@ void tst_EtcdClient::memberLossKeepsOneValidTerm()
     const QStringList forward{cluster.member(0).endpoint(), cluster.member(1).endpoint(), cluster.member(2).endpoint()};
     const QStringList backward(forward.crbegin(), forward.crend());
     auto a = client(forward), b = client(backward);
-    auto [ea, eb] = contend(*a, *b);
+    // Not a structured binding: the lambda below captures both (Clang 14 cannot).
+    const auto contenders = contend(*a, *b);
+    QSimbaElection *ea = contenders.first, *eb = contenders.second;
     if (QTest::currentTestFailed())
         return;
     const qint64 before = ea->currentTerm().token();

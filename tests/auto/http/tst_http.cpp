@@ -931,3 +931,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(tst_Http)
 #include "tst_http.moc"
+
+#include "moc_ssereader.cpp"

@@ -237,11 +237,13 @@ private Q_SLOTS:
     void stuckWorkDelaysTheHandoverOnlyUntilTheDeadline()
     {
         auto one = client(), two = client();
-        std::atomic<bool> release{false};
-        auto task1 = one->election(QStringLiteral("stuck"))->runWhileLeader([&](const QSimbaTerm &) {
+        // Shared with the work, which outlives this function: stop() finishes at the term's
+        // deadline, while the work still runs (it ignores interruption) until it reads release.
+        const auto release = std::make_shared<std::atomic<bool>>(false);
+        auto task1 = one->election(QStringLiteral("stuck"))->runWhileLeader([release](const QSimbaTerm &) {
             QElapsedTimer t;
             t.start();
-            while (!release && t.elapsed() < 10000)
+            while (!*release && t.elapsed() < 10000)
                 QThread::yieldCurrentThread(); // ignores interruption
         });
         QTRY_COMPARE(task1->election()->status(), QSimbaElection::Status::Leader);
@@ -253,7 +255,7 @@ private Q_SLOTS:
         QTRY_COMPARE(elected2.size(), 1);
         // The handover waited (the work never exited) but no longer than the term's deadline.
         QVERIFY(timer.elapsed() < 2000);
-        release = true;
+        *release = true;
         QTRY_VERIFY(stopped.isFinished());
     }
 

@@ -691,3 +691,5 @@ void SqlServerTest::leastPrivilegeRoleRunsEveryCall()
         QFAIL(qPrintable(e.message()));
     }
 }
+
+#include "moc_sqlservertest.cpp"
