@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config lld
+  build-essential cmake ninja-build pkg-config lld clang libclang-rt-dev
   qt6-base-dev qt6-declarative-dev qt6-declarative-dev-tools qt6-tools-dev qt6-l10n-tools qt6-httpserver-dev
   qt6-websockets-dev qt6-charts-dev qml6-module-qtcharts qcoro-qt6-dev
   libqt6sql6-sqlite libqt6sql6-psql libqt6sql6-mysql

@@ -3,8 +3,9 @@
 """The Redis server's own time for the lock cycle's scripts, two versions side by side.
 
     bench/redis/scripttime.py [--rounds N] [REV_A] [REV_B]
+    bench/redis/scripttime.py --sections [--rounds N]
 
-Takes the acquire and release scripts (the prelude plus each body) from
+Takes the acquire and release scripts (the preludes plus each body) from
 src/backends/redis/qsimbaredisscripts.cpp at two git revisions (default: HEAD~1 and the
 working tree, written "."), starts a redis-server of its own (loopback, a free port, a
 temporary directory, no persistence), opens a session, and runs acquire + release of one
@@ -12,6 +13,11 @@ name with each version in turn, N rounds (default 800). Every command is logged 
 with the time the server spent on it (no network, no client); prints the median and the
 10th and 90th percentiles per script and version. Versions alternate, so a busy machine
 weighs on both alike. Needs only python3 and redis-server.
+
+With --sections: what the recovery guard's INFO read costs by itself, in a script and
+nothing else: an empty script, INFO server, INFO commandstats and both in one call,
+alternating, after the server has run the commands a lock cycle's scripts call (the
+commandstats section has a line per distinct command the server has run).
 """
 import argparse
 import os
@@ -34,12 +40,15 @@ def scripts(rev):
         text = subprocess.run(['git', '-C', ROOT, 'show', f'{rev}:{SOURCE}'], check=True,
                               capture_output=True, text=True).stdout
 
-    def body(name):
+    def body(name, required=True):
         m = re.search(r'constexpr char ' + name + r'\[\] = R"lua\((.*?)\)lua";', text, re.S)
-        if not m:
+        if not m and required:
             raise SystemExit(f'{rev}: no {name} in {SOURCE}')
-        return m.group(1)
-    return body('prelude') + body('acquireScript'), body('prelude') + body('releaseScript')
+        return m.group(1) if m else ''
+    # The recovery guard has a prelude of its own (acquire's, not release's) since it was split
+    # from the shared one; older revisions have it in the shared prelude.
+    guard = body('guardPrelude', required=False)
+    return body('prelude') + guard + body('acquireScript'), body('prelude') + body('releaseScript')
 
 
 class Redis:
@@ -79,11 +88,74 @@ def free_port():
         return s.getsockname()[1]
 
 
+def start_server(work):
+    port = free_port()
+    server = subprocess.Popen(['redis-server', '--bind', '127.0.0.1', '--port', str(port), '--save', '',
+                               '--appendonly', 'no', '--dir', work], stdout=subprocess.DEVNULL)
+    for _ in range(200):
+        try:
+            r = Redis(port)
+            r('PING')
+            return server, r
+        except (ConnectionRefusedError, RuntimeError):
+            time.sleep(0.02)
+    server.terminate()
+    raise SystemExit('redis-server did not start')
+
+
+def slowlog_times(r, names):
+    times = {}
+    for entry in r('SLOWLOG', 'GET', '-1'):
+        command = entry[3]
+        if command[0].upper() == b'EVALSHA' and command[1] in names:
+            times.setdefault(names[command[1]], []).append(entry[2])
+    return times
+
+
+def sections(rounds):
+    variants = {
+        'empty script': "return 1",
+        'INFO server': "redis.call('INFO', 'server') return 1",
+        'INFO commandstats': "redis.call('INFO', 'commandstats') return 1",
+        'INFO server commandstats': "redis.call('INFO', 'server', 'commandstats') return 1",
+    }
+    with tempfile.TemporaryDirectory() as work:
+        server, r = start_server(work)
+        try:
+            # The commands the lock cycle's scripts call, so that commandstats has their lines.
+            for command in (('TIME',), ('ZADD', 'z', '1', 'm'), ('ZSCORE', 'z', 'm'), ('ZRANGEBYSCORE', 'z', '0', '1'),
+                            ('ZREM', 'z', 'm'), ('HSET', 'h', 'f', 'v'), ('HMGET', 'h', 'f'), ('HGET', 'h', 'f'),
+                            ('HGETALL', 'h'), ('SET', 'k', 'v'), ('GET', 'k'), ('SADD', 's', 'x'), ('SMEMBERS', 's'),
+                            ('SCARD', 's'), ('SREM', 's', 'x'), ('DEL', 'k'), ('PUBLISH', 'c', 'm'), ('INFO', 'server')):
+                r(*command)
+            sha = {r('SCRIPT', 'LOAD', body): name for name, body in variants.items()}
+            r('CONFIG', 'SET', 'slowlog-log-slower-than', '0')
+            r('CONFIG', 'SET', 'slowlog-max-len', str(len(variants) * rounds + 1000))
+            r('SLOWLOG', 'RESET')
+            for _ in range(rounds):
+                for digest in sha:
+                    r('EVALSHA', digest, 0)
+            times = slowlog_times(r, sha)
+            lines = r('INFO', 'commandstats').count(b'cmdstat_')
+        finally:
+            server.terminate()
+            server.wait()
+    print(f'# server time per script (SLOWLOG), microseconds, {rounds} alternating rounds; '
+          f'commandstats has {lines} lines')
+    print(f'{"script":26} {"median":>7} {"p10":>5} {"p90":>5}')
+    for name in variants:
+        t = sorted(times.get(name, [0]))
+        print(f'{name:26} {statistics.median(t):7.1f} {t[len(t) // 10]:5d} {t[len(t) * 9 // 10]:5d}')
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--rounds', type=int, default=800)
+    parser.add_argument('--sections', action='store_true', help="time the guard's INFO sections")
     parser.add_argument('revs', nargs='*', default=['HEAD~1', '.'])
     args = parser.parse_args()
+    if args.sections:
+        return sections(args.rounds)
     if len(args.revs) != 2:
         raise SystemExit('give two revisions (or none)')
     versions = {rev: scripts(rev) for rev in args.revs}

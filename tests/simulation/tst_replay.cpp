@@ -153,12 +153,16 @@ private:
                     break;
                 }
                 case Effect::Type::RunTask:
-                    if (e.task.type == Task::Type::Elected && e.task.term)
+                    // A term won: an election's elected, a lock's result (a lock's term is
+                    // no elected task).
+                    if (e.task.term && (e.task.type == Task::Type::Elected || e.task.lockResult))
                         c.terms.append(e.task.term);
                     c.core->taskFinished(now(), e.stream, pick(15) == 0,
                                          pick(6) == 0 ? Taken::Retry : (pick(8) == 0 ? Taken::Release : Taken::Yes));
                     break;
                 case Effect::Type::Resolve:
+                    if (e.term) // a lock's term, answered to a blocking acquire
+                        c.terms.append(e.term);
                     break;
                 }
             }

@@ -206,35 +206,67 @@ void QSimbaRedisConnection::send(const QList<QByteArray> &args)
     }
     if (redisAppendCommandArgv(m_context.get(), int(args.size()), argv.data(), argvlen.data()) != REDIS_OK)
         fail(QStringLiteral("cannot send %1").arg(QString::fromUtf8(args.value(0))));
-    m_commandBy = m_noReadTimeout ? m_deadline : within(m_options.commandTimeout);
+    limitNextReply();
+}
+
+// The time limit of the next reply: the command timeout, or the call's deadline if earlier
+// (none for a subscriber without a read timeout, but the call's).
+void QSimbaRedisConnection::limitNextReply()
+{
+    if (m_noReadTimeout) {
+        m_commandBy = m_deadline;
+        m_socketBounds = m_deadline.isForever(); // SO_RCVTIMEO 0: a read waits forever
+        return;
+    }
+    const QDeadlineTimer own(m_options.commandTimeout);
+    m_socketBounds = m_deadline.isForever() || own.deadlineNSecs() <= m_deadline.deadlineNSecs();
+    m_commandBy = m_socketBounds ? own : m_deadline;
 }
 
 /*!
     Flushes what send() queued and waits for the next reply, each wait ending by the
     command's time limit (the command timeout, or the call's deadline if earlier): a server
     that answers slowly, byte by byte, or not at all fails here, dropping the connection.
+
+    While that limit is the command timeout itself, the socket's own timeouts (SO_SNDTIMEO
+    and SO_RCVTIMEO, set to the command timeout when connecting) end a blocking write and
+    the first blocking read as poll() would: a command is one write and one read, as a
+    plain redisCommand(), instead of a poll() before each. Only the waits after a partial
+    reply, and every wait under a call's deadline that ends first, go through poll(). (The
+    write cannot block in practice: one small command is in flight at a time, on a socket
+    whose send queue the last complete reply acknowledged.)
 */
 QSimbaRedisReply QSimbaRedisConnection::read()
 {
     if (!m_context)
         fail(QStringLiteral("read"));
     const QDeadlineTimer by = m_commandBy;
+    // A write bounded by the socket's timeout only while that is the command's limit; a
+    // write is skipped when nothing is queued (a subscriber's next message).
+    bool writable = m_socketBounds;
     for (int done = 0; !done;) {
-        if (!waitFor(POLLOUT, by))
+        if (!writable && !waitFor(POLLOUT, by))
             timeOut(QStringLiteral("cannot send"), by);
+        writable = false;
         if (redisBufferWrite(m_context.get(), &done) != REDIS_OK)
             fail(QStringLiteral("cannot send"));
     }
     void *reply = nullptr;
     if (redisGetReplyFromReader(m_context.get(), &reply) != REDIS_OK)
         fail(QStringLiteral("no reply"));
+    // The first read blocks, bounded by SO_RCVTIMEO, if that ends by the command's limit
+    // (give or take the write's microseconds: within 1ms of it).
+    bool readable = !reply && m_socketBounds
+        && (by.isForever()
+            || by.remainingTimeNSecs() >= std::chrono::nanoseconds(m_options.commandTimeout - std::chrono::milliseconds(1)).count());
     while (!reply) {
-        if (!waitFor(POLLIN, by))
+        if (!readable && !waitFor(POLLIN, by))
             timeOut(QStringLiteral("no reply"), by);
+        readable = false;
         if (redisBufferRead(m_context.get()) != REDIS_OK || redisGetReplyFromReader(m_context.get(), &reply) != REDIS_OK)
             fail(QStringLiteral("no reply"));
     }
-    m_commandBy = m_noReadTimeout ? m_deadline : within(m_options.commandTimeout); // for the next reply
+    limitNextReply(); // for the next reply
     return QSimbaRedisReply(static_cast<redisReply *>(reply));
 }
 
@@ -258,7 +290,7 @@ void QSimbaRedisConnection::clearReadTimeout()
     if (!m_context)
         return;
     m_noReadTimeout = true;
-    m_commandBy = m_deadline;
+    limitNextReply();
     if (redisSetTimeout(m_context.get(), timeval{0, 0}) != REDIS_OK)
         fail(QStringLiteral("cannot clear the read timeout"));
     if (redisEnableKeepAlive(m_context.get()) != REDIS_OK)

@@ -74,12 +74,17 @@ private:
     bool waitFor(short events, QDeadlineTimer by) const;
     //! The earlier of the call's deadline and \a limit from now.
     QDeadlineTimer within(std::chrono::milliseconds limit) const;
+    //! Sets the time limit of the next reply (m_commandBy, m_socketBounds).
+    void limitNextReply();
 
     Options m_options;
     QString m_description;
     std::unique_ptr<redisContext, QSimbaRedisContextDeleter> m_context;
     QDeadlineTimer m_deadline{QDeadlineTimer::Forever};
     QDeadlineTimer m_commandBy{QDeadlineTimer::Forever}; // of the command in flight
+    // Whether m_commandBy is what the socket's own timeouts give (the command timeout, or
+    // none for a subscriber): read() then writes and reads without a poll() first.
+    bool m_socketBounds = false;
     QString m_redirectHost;
     quint16 m_redirectPort = 0;
     bool m_timedOut = false;

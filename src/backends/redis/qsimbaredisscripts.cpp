@@ -12,7 +12,7 @@
 */
 
 namespace {
-// Shared by every script: the clock, liveness, ending a session, the recovery guard.
+// Shared by every script: the clock, liveness, ending a session (the recovery guard below).
 // Times are microseconds of the server's TIME; numbers are stored with %d (exact below 2^53).
 constexpr char prelude[] = R"lua(
 local P = ARGV[1]
@@ -52,6 +52,12 @@ local function sweep(limit)
   local ids = redis.call('ZRANGEBYSCORE', P .. 'sessions', '-inf', fmt(now), 'LIMIT', 0, limit)
   for _, id in ipairs(ids) do endSession(id) end
 end
+)lua";
+
+// The recovery guard, for the scripts that need it (open, acquire): the others do not build
+// its functions and tables each time they run (about 2 us of server time per call for the
+// whole prelude).
+constexpr char guardPrelude[] = R"lua(
 -- The commands that replace or drop data within a server run (DEBUG for DEBUG RELOAD), as
 -- the keys of their call counts in INFO commandstats (literals: no string built per call).
 local replacing = {'\r\ncmdstat_flushall:calls=', '\r\ncmdstat_flushdb:calls=', '\r\ncmdstat_swapdb:calls=',
@@ -65,8 +71,8 @@ local replacing = {'\r\ncmdstat_flushall:calls=', '\r\ncmdstat_flushdb:calls=', 
 -- rest of acquire). Every key starts with the line break before its line ('\r\n', as INFO
 -- ends each line): it matches whole field names only, and the search stops once per line
 -- rather than at every 'c' of 'cmdstat_…,calls=…,usec=…' (half the guard's time before).
-local function field(info, key, pattern)
-  local _, e = string.find(info, key, 1, true)
+local function field(info, key, pattern, from)
+  local _, e = string.find(info, key, from or 1, true)
   if not e then return nil end
   return string.match(info, pattern, e + 1)
 end
@@ -80,13 +86,15 @@ local function serverInfo()
   return redis.call('INFO', 'server'), redis.call('INFO', 'commandstats')
 end
 local function serverRun(server, stats)
+  -- The searches of commandstats start at its section (one text with server's on Redis 7).
+  local from = string.find(stats, '# Commandstats', 1, true) or 1
   local replaced = 0
   for _, key in ipairs(replacing) do
-    local calls = field(stats, key, '^%d+')
+    local calls = field(stats, key, '^%d+', from)
     if calls then replaced = replaced + tonumber(calls) end
   end
   local run = (field(server, '\r\nrun_id:', '^%x+') or '') .. ':' .. replaced
-  local reset = field(stats, '\r\ncmdstat_config|resetstat:calls=', '^%d+')
+  local reset = field(stats, '\r\ncmdstat_config|resetstat:calls=', '^%d+', from)
   if reset then run = run .. ':r' .. reset end
   return run, replaced == 0 and not reset
 end
@@ -332,22 +340,30 @@ struct Script
 const std::array<Script, QSimbaRedisScripts::Count> &scripts()
 {
     static const std::array<Script, QSimbaRedisScripts::Count> all = [] {
-        const std::array<std::pair<const char *, const char *>, QSimbaRedisScripts::Count> sources{{
-            {"open", openScript},
-            {"keepAlive", keepAliveScript},
-            {"acquire", acquireScript},
-            {"release", releaseScript},
-            {"close", closeScript},
-            {"join", joinScript},
-            {"leave", leaveScript},
-            {"members", membersScript},
-            {"inspect", inspectScript},
+        struct Source
+        {
+            const char *name;
+            const char *body;
+            bool guarded; // runs the recovery guard
+        };
+        const std::array<Source, QSimbaRedisScripts::Count> sources{{
+            {"open", openScript, true},
+            {"keepAlive", keepAliveScript, false},
+            {"acquire", acquireScript, true},
+            {"release", releaseScript, false},
+            {"close", closeScript, false},
+            {"join", joinScript, false},
+            {"leave", leaveScript, false},
+            {"members", membersScript, false},
+            {"inspect", inspectScript, false},
         }};
         std::array<Script, QSimbaRedisScripts::Count> result;
         for (size_t i = 0; i < sources.size(); ++i) {
             QByteArray body(prelude);
-            body.append(sources[i].second);
-            result[i] = {sources[i].first, body,
+            if (sources[i].guarded)
+                body.append(guardPrelude);
+            body.append(sources[i].body);
+            result[i] = {sources[i].name, body,
                          QCryptographicHash::hash(body, QCryptographicHash::Sha1).toHex()};
         }
         return result;

@@ -55,22 +55,40 @@ QFuture<void> QSimbaLockTerm::releaseAsync()
     return d ? d->release(/*wait=*/false) : QtFuture::makeReadyFuture();
 }
 
+/*
+    close() that waits makes the direct promise only: the executor's promise, `released`,
+    would be one callback task per lock cycle (two thread hops, the engine's and the
+    executor's) that nobody can see, since nobody holds its future. A releaseAsync() after
+    such a close() makes it then, through a second ReleaseLock of the same token: the engine
+    completes it on the name's callback stream, after the callbacks before it, as it would
+    have completed the first (at once if the release is done, else with it).
+*/
 QFuture<void> QSimbaLockTermPrivate::release(bool wait)
 {
     QMutexLocker lock(&mutex);
-    if (releasing)
-        return released;
-    releasing = true;
+    if (releasing && (wait || hasReleased))
+        return hasReleased ? released : releasedDirect;
     auto engine = link.lock();
     if (!engine || engine->shutDown) {
-        released = releasedDirect = QtFuture::makeReadyFuture();
+        if (!releasing)
+            releasedDirect = QtFuture::makeReadyFuture();
+        releasing = hasReleased = true;
+        released = QtFuture::makeReadyFuture();
         return released;
     }
-    auto [asyncId, asyncFuture] = engine->newPromise();
-    auto [directId, directFuture] = engine->newPromise(/*direct=*/true);
-    released = asyncFuture;
-    releasedDirect = directFuture;
-    In::ReleaseLock input{term.name(), term.token(), {asyncId, directId}};
+    In::ReleaseLock input{term.name(), term.token(), {}};
+    if (!wait) {
+        auto [asyncId, asyncFuture] = engine->newPromise();
+        released = asyncFuture;
+        hasReleased = true;
+        input.done.async = asyncId;
+    }
+    if (!releasing) {
+        auto [directId, directFuture] = engine->newPromise(/*direct=*/true);
+        releasedDirect = directFuture;
+        input.done.direct = directId;
+    }
+    releasing = true;
     const auto held = QSimbaTermPrivate::get(term);
     // Fed outside the term's mutex: the engine may run on this thread now.
     lock.unlock();
@@ -78,7 +96,7 @@ QFuture<void> QSimbaLockTermPrivate::release(bool wait)
         engine->postAndWait(std::move(input), held ? held->deadline() : Core::Never);
     else
         engine->post(std::move(input));
-    return asyncFuture;
+    return wait ? releasedDirect : released;
 }
 
 void QSimbaLockTerm::close()

@@ -179,14 +179,20 @@ void Core::win(Nanos now, Slot &e, qint64 token)
     e.workRunning = e.policy.withWork;
     e.handover = Handover::None;
     setPhase(e, Status::Leader);
-    Task t;
-    t.type = Task::Type::Elected;
-    t.name = e.name;
-    t.term = e.term;
-    t.withWork = e.policy.withWork;
-    t.group = e.group;
-    t.partition = e.partition;
-    enqueue(e.name.toString(), t);
+    // A lock's term reaches its user as the lock's result (grantWaiter), and nothing of the
+    // user runs on a lock's elected or revoked: no task for either (each was two thread hops
+    // per lock cycle). Its revoked is dropped with it (dispatchQueued: no revoked without a
+    // delivered elected).
+    if (e.policy.deliveredByElected()) {
+        Task t;
+        t.type = Task::Type::Elected;
+        t.name = e.name;
+        t.term = e.term;
+        t.withWork = e.policy.withWork;
+        t.group = e.group;
+        t.partition = e.partition;
+        enqueue(e.name.toString(), t);
+    }
     publish(QSimbaEvent::elected(m_session.id, QSimbaTermPrivate::handle(e.term), e.policy.kind));
     if (e.policy.termsGoToWaiters())
         grantWaiter(now, e);

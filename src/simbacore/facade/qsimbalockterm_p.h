@@ -21,13 +21,15 @@ public:
     static std::shared_ptr<QSimbaLockTermPrivate> get(const QSimbaLockTerm &term) { return term.d; }
 
     //! Releases the term once (later calls answer the same future); \a wait: the caller
-    //! blocks for the release next, so it may run the backend call itself.
+    //! blocks for the release next, so it may run the backend call itself, and only the
+    //! direct promise is made (no callback task; see release()).
     QFuture<void> release(bool wait);
 
     QSimbaTerm term;
     std::weak_ptr<QSimbaLink> link;
     QMutex mutex;
     bool releasing = false;
+    bool hasReleased = false;     // `released` was made (releaseAsync(), or close() in a callback)
     QFuture<void> released;       // completes on the callback executor
     QFuture<void> releasedDirect; // completes on the engine thread (for close())
 };

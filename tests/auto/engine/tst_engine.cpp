@@ -810,6 +810,30 @@ private Q_SLOTS:
         QCOMPARE(c->of(Type::Status).last().status, Status::Leader);
     }
 
+    void aLocksTermsAreNoElectedOrRevokedCallbacks()
+    {
+        // A lock's term reaches the acquire as its result; nothing runs on a lock's elected
+        // or revoked, so neither is a task. An election's term still is.
+        auto c = client();
+        c->eventsWanted->store(false);
+        for (quint64 i = 1; i <= 3; ++i) {
+            c->core.acquireLock(c->now(), a, DirectPromise | (2 * i), 10s, false);
+            c->settle();
+            QVERIFY(c->resolvedTerms.last());
+            c->core.releaseLock(c->now(), a, c->resolvedTerms.last()->token, DirectPromise | (2 * i + 1));
+            c->settle();
+            QVERIFY(c->resolved.contains(DirectPromise | (2 * i + 1)));
+        }
+        QVERIFY(c->of(Type::Elected).isEmpty());
+        QVERIFY(c->of(Type::Revoked).isEmpty());
+        c->core.startElection(c->now(), QSimbaLeaseName::of(QStringLiteral("e")), Kind::Election);
+        c->settle();
+        QCOMPARE(c->of(Type::Elected).size(), 1);
+        c->core.stopElection(c->now(), QSimbaLeaseName::of(QStringLiteral("e")), 0);
+        c->settle();
+        QCOMPARE(c->of(Type::Revoked).size(), 1);
+    }
+
     void eventsAreNotPublishedWhileNobodyWantsThem()
     {
         auto c = client(); // SessionOpened, delivered

@@ -246,6 +246,84 @@ private Q_SLOTS:
         QTRY_VERIFY2(spy.count() >= 6, qPrintable(QStringLiteral("%1 events after the connection").arg(spy.count())));
     }
 
+    // close() waits for the release itself, so it asks the engine for the direct promise
+    // only: the executor's promise of the release would be a callback task per lock cycle
+    // (two thread hops) that nobody sees. A releaseAsync() after close() asks for it then,
+    // and it completes on the callback executor as before.
+    void closeMakesNoCallbackPromiseOfTheRelease()
+    {
+        QMutex mutex;
+        QList<QSimbaEngine::Completion> releases; // of the ReleaseLock inputs, in order
+        QList<std::function<void()>> held;        // tasks given to the executor, not yet run
+        QSimbaPrivate::inputObserverForTests = [&](QSimbaEngine::Nanos, const QSimbaEngine::Input &input) {
+            if (const auto *r = std::get_if<QSimbaEngine::In::ReleaseLock>(&input)) {
+                QMutexLocker lock(&mutex);
+                releases.append(r->done);
+            }
+        };
+        const auto forget = qScopeGuard([] { QSimbaPrivate::inputObserverForTests = nullptr; });
+        const auto runHeld = [&] {
+            QList<std::function<void()>> tasks;
+            {
+                QMutexLocker lock(&mutex);
+                tasks.swap(held);
+            }
+            for (const auto &task : tasks)
+                task();
+        };
+        auto simba = QSimba::builder()
+                         .backend(std::make_unique<QSimbaMemoryLeaseBackend>(store))
+                         .config(config)
+                         .callbackExecutor([&](std::function<void()> task) {
+                             QMutexLocker lock(&mutex);
+                             held.append(std::move(task));
+                             return true;
+                         })
+                         .build();
+        QSimbaLock *lock = simba->lock(QStringLiteral("no-tasks"));
+        for (int i = 0; i < 3; ++i) {
+            QSimbaLockTerm term = lock->acquire(10s);
+            QVERIFY(term.isValid());
+            term.close(); // returns with no callback task run
+            QVERIFY(!term.isValid());
+            QVERIFY(freeForOthers(QStringLiteral("no-tasks")));
+        }
+        {
+            QMutexLocker guard(&mutex);
+            QCOMPARE(releases.size(), 3);
+            for (const auto &done : std::as_const(releases)) {
+                QCOMPARE(done.async, quint64(0));
+                QVERIFY(done.direct != 0);
+            }
+        }
+        // Asked for after close(): a second ReleaseLock with the executor's promise, which
+        // completes once the executor ran the callbacks before it.
+        QSimbaLockTerm term = lock->acquire(10s);
+        term.close();
+        QFuture<void> released = term.releaseAsync();
+        QTRY_VERIFY((runHeld(), released.isFinished()));
+        QVERIFY(term.releaseAsync().isFinished()); // the same future, no third input
+        {
+            QMutexLocker guard(&mutex);
+            QCOMPARE(releases.size(), 5);
+            QCOMPARE(releases[3].async, quint64(0));
+            QVERIFY(releases[4].async != 0);
+            QCOMPARE(releases[4].direct, quint64(0));
+        }
+        // releaseAsync() first: both promises at once, and close() waits for the release.
+        QSimbaLockTerm other = lock->acquire(10s);
+        QFuture<void> asynchronous = other.releaseAsync();
+        other.close();
+        QVERIFY(freeForOthers(QStringLiteral("no-tasks")));
+        QTRY_VERIFY((runHeld(), asynchronous.isFinished()));
+        QMutexLocker guard(&mutex);
+        QCOMPARE(releases.size(), 6);
+        QVERIFY(releases[5].async != 0 && releases[5].direct != 0);
+        guard.unlock();
+        const QFuture<void> closed = simba->closeAsync();
+        QTRY_VERIFY((runHeld(), closed.isFinished()));
+    }
+
     // With a call in flight on the backend thread, a blocking acquire does not run its call
     // itself (calls stay one at a time and in order): the backend thread runs it after.
     void blockingAcquireLeavesItsCallToABusyBackendThread()
