@@ -58,8 +58,9 @@ struct LibPq
 } // namespace
 
 QSimbaSqlHintListener::QSimbaSqlHintListener(const QSimbaSqlDialect &dialect, const QString &description,
+                                             std::shared_ptr<QSimbaSqlInterest> interest,
                                              QSimbaLeaseBackend::HintListener listener)
-    : m_dialect(dialect), m_description(description), m_listener(std::move(listener))
+    : m_dialect(dialect), m_description(description), m_interest(std::move(interest)), m_listener(std::move(listener))
 {
     setObjectName(QStringLiteral("simba-sql-hints"));
     start();
@@ -156,6 +157,10 @@ void QSimbaSqlHintListener::run()
                 closeConnection();
                 return;
             }
+            // Listening from now on: what was released before (while this connection was
+            // being made, or down) may have been notified to nobody.
+            for (const auto &hint : m_interest->catchUp())
+                m_listener(hint);
             notifier = std::make_unique<QSocketNotifier>(fd, QSocketNotifier::Read);
             QObject::connect(notifier.get(), &QSocketNotifier::activated, &context, [&] {
                 if (drain(true))

@@ -121,6 +121,21 @@ bool QSimbaSqlInterest::next(QStringList *names, QStringList *groups, millisecon
     }
 }
 
+QList<QSimbaLeaseBackend::Hint> QSimbaSqlInterest::catchUp()
+{
+    using Kind = QSimbaLeaseBackend::Hint::Kind;
+    QMutexLocker lock(&m_mutex);
+    QList<QSimbaLeaseBackend::Hint> hints;
+    const auto now = QSimbaSqlHints::Clock::now();
+    for (const auto &[name, waited] : m_names) {
+        if (waited.until > now)
+            hints.append({Kind::Released, name});
+    }
+    for (const auto &[group, sessions] : m_groups)
+        hints.append({Kind::MembersChanged, group});
+    return hints;
+}
+
 bool QSimbaSqlInterest::observe(const QString &name, const Seen &seen)
 {
     QMutexLocker lock(&m_mutex);

@@ -34,6 +34,10 @@
  * there is any, the subscription's own connection reads those lease rows by primary key
  * every hintInterval (and the groups' membership signature every GroupPollEvery polls) and
  * publishes a hint when a row changed. Nothing is read while nothing is waited for.
+ *
+ * PostgreSQL notes the same (QSimbaSqlInterest): a NOTIFY sent while the LISTEN connection
+ * is not yet up, or down, is lost, so once LISTEN succeeds the listener publishes a hint for
+ * everything waited for (catchUp()), and the engine tries again at once.
  */
 namespace QSimbaSqlHints {
 using Clock = std::chrono::steady_clock;
@@ -70,6 +74,10 @@ public:
     //! Pauses \a pause, then blocks until something is waited for; answers the names and
     //! groups waited for, or false once \a stop is set (and wake() called).
     bool next(QStringList *names, QStringList *groups, std::chrono::milliseconds pause, const std::atomic<bool> &stop);
+    //! The hints that would tell this backend of every change to what it waits for: one
+    //! Released per waited name, one MembersChanged per group joined. Published after hints
+    //! may have been lost (a subscription's connection was down), so nobody waits for a poll.
+    QList<QSimbaLeaseBackend::Hint> catchUp();
     //! Records \a seen for \a name; true when it differs from what was recorded (a hint).
     bool observe(const QString &name, const Seen &seen);
     //! Wakes next(), e.g. to see its stop flag.

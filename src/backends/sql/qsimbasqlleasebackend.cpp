@@ -466,8 +466,9 @@ QSimbaSqlLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSimba
         return {};
     }
     const auto answer = d->dialect.hasRoutines() ? d->acquireByRoutine(session, names) : d->acquireLocked(session, names);
-    if (d->dialect.driver() == Driver::MySql) {
-        // What this client now waits for (its subscription reads those rows), and no longer.
+    if (d->dialect.driver() != Driver::Sqlite) {
+        // What this client now waits for, and no longer: MySQL/MariaDB's subscription reads
+        // those rows; PostgreSQL's publishes a hint for each once its LISTEN is (again) up.
         for (auto it = answer.cbegin(); it != answer.cend(); ++it) {
             if (it->isGranted)
                 d->interest->granted(it.key().toString());
@@ -590,7 +591,7 @@ std::unique_ptr<QSimbaLeaseBackend::Subscription> QSimbaSqlLeaseBackend::subscri
     Q_D(QSimbaSqlLeaseBackend);
     switch (d->dialect.driver()) {
     case Driver::Postgres:
-        return std::make_unique<QSimbaSqlHintListener>(d->dialect, d->description(), std::move(listener));
+        return std::make_unique<QSimbaSqlHintListener>(d->dialect, d->description(), d->interest, std::move(listener));
     case Driver::Sqlite: return std::make_unique<QSimbaSqlHintWatcher>(d->hintFile, std::move(listener));
     case Driver::MySql: break;
     }

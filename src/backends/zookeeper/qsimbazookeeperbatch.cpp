@@ -122,9 +122,9 @@ void QSimbaZookeeperBatch::onStat(int rc, const Stat *stat, const void *data)
     onData(rc, nullptr, 0, stat, data);
 }
 
-void QSimbaZookeeperBatch::onString(int rc, const char *, const void *data)
+void QSimbaZookeeperBatch::onString(int rc, const char *value, const void *data)
 {
-    onData(rc, nullptr, 0, nullptr, data);
+    onData(rc, value, value ? int(qstrlen(value)) : 0, nullptr, data); // the path created
 }
 
 void QSimbaZookeeperBatch::onVoid(int rc, const void *data)
@@ -174,6 +174,15 @@ int QSimbaZookeeperBatch::children(const QString &path)
     return int(m_state->replies.size()) - 1;
 }
 
+int QSimbaZookeeperBatch::children(const QString &path, watcher_fn watcher, void *watcherContext)
+{
+    Context *context;
+    add(QStringLiteral("list ") + path, context);
+    sent(zoo_awget_children(m_handle, path.toUtf8().constData(), watcher, watcherContext, onStrings, context),
+         context);
+    return int(m_state->replies.size()) - 1;
+}
+
 int QSimbaZookeeperBatch::set(const QString &path, const QByteArray &data, int version)
 {
     Context *context;
@@ -190,6 +199,16 @@ int QSimbaZookeeperBatch::create(const QString &path, const QByteArray &data, co
     add(QStringLiteral("create ") + path, context);
     sent(zoo_acreate(m_handle, path.toUtf8().constData(), data.constData(), int(data.size()),
                      acl ? acl : m_connection.acl(), ZOO_PERSISTENT, onString, context),
+         context);
+    return int(m_state->replies.size()) - 1;
+}
+
+int QSimbaZookeeperBatch::createSequential(const QString &path, const QByteArray &data)
+{
+    Context *context;
+    add(QStringLiteral("create ") + path, context);
+    sent(zoo_acreate(m_handle, path.toUtf8().constData(), data.constData(), int(data.size()), m_connection.acl(),
+                     ZOO_PERSISTENT_SEQUENTIAL, onString, context),
          context);
     return int(m_state->replies.size()) - 1;
 }

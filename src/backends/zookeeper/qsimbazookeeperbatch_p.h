@@ -83,9 +83,13 @@ public:
     int get(const QString &path);
     int exists(const QString &path);
     int children(const QString &path);
+    //! Lists the children of \a path and leaves \a watcher (with \a watcherContext) on it.
+    int children(const QString &path, watcher_fn watcher, void *watcherContext);
     int set(const QString &path, const QByteArray &data, int version = -1);
     //! Creates a persistent node with the connection's ACL, or \a acl.
     int create(const QString &path, const QByteArray &data = {}, const ACL_vector *acl = nullptr);
+    //! Creates a persistent sequential node: the reply's data is the path it got.
+    int createSequential(const QString &path, const QByteArray &data = {});
     int remove(const QString &path, int version = -1);
     int multi(const Multi &ops);
 

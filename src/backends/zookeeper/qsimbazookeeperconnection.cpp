@@ -348,7 +348,7 @@ void QSimbaZookeeperConnection::ensureLayout()
         paths.append(prefix);
     }
     const qsizetype ancestors = paths.size() - 1; // shared parents like /apps of /apps/simba
-    for (const char *child : {"sessions", "leases", "groups", "clock"})
+    for (const char *child : {"sessions", "leases", "groups", "waiters", "clock"})
         paths.append(path(QString::fromLatin1(child)));
     QSimbaZookeeperBatch probe(*this);
     for (const auto &p : paths)

@@ -4,6 +4,8 @@
 #include "qsimbazookeeperbatch_p.h"
 #include "qsimbazookeeperlogging_p.h"
 
+#include <algorithm>
+
 /*!
     \class QSimbaZookeeperHints
     \internal
@@ -153,7 +155,7 @@ bool QSimbaZookeeperHints::mayBeFree(const QString &name) const
     return m_listeners.empty() || !m_leasesKnown || !m_leases.contains(name);
 }
 
-void QSimbaZookeeperHints::watchLease(zhandle_t *zh, const QString &name)
+void QSimbaZookeeperHints::watchLease(zhandle_t *zh, const QString &name, qint64 mzxid)
 {
     LeaseWatch *watch;
     {
@@ -161,10 +163,10 @@ void QSimbaZookeeperHints::watchLease(zhandle_t *zh, const QString &name)
         if (m_listeners.empty() || m_handle != zh || m_watchedLeases.contains(name))
             return;
         m_watchedLeases.insert(name);
-        watch = &m_leaseWatches.emplace_back(LeaseWatch{this, zh, name});
+        watch = &m_leaseWatches.emplace_back(LeaseWatch{this, zh, name, mzxid});
     }
     const QByteArray path = (m_leasesPath + QLatin1Char('/') + name).toUtf8();
-    const int rc = zoo_awexists(zh, path.constData(), onLeaseChanged, this, onLeaseWatched, watch);
+    const int rc = zoo_awget(zh, path.constData(), onLeaseChanged, this, onLeaseRead, watch);
     if (rc != ZOK) {
         QMutexLocker lock(&m_mutex);
         m_watchedLeases.remove(name);
@@ -172,8 +174,9 @@ void QSimbaZookeeperHints::watchLease(zhandle_t *zh, const QString &name)
     }
 }
 
-// The waiter's watch fired: a deletion is the release it waits for.
-void QSimbaZookeeperHints::onLeaseChanged(zhandle_t *, int type, int, const char *path, void *context)
+// The waiter's watch fired: a deletion is the release it waits for; a change of the data,
+// for a waiter queued here, may be the release that handed the lease to it (read below).
+void QSimbaZookeeperHints::onLeaseChanged(zhandle_t *zh, int type, int, const char *path, void *context)
 {
     if (type == ZOO_SESSION_EVENT || !path)
         return; // the watch stays registered (the C client re-registers it on a reconnect)
@@ -181,6 +184,23 @@ void QSimbaZookeeperHints::onLeaseChanged(zhandle_t *, int type, int, const char
     const QString name = QString::fromUtf8(path).section(QLatin1Char('/'), -1);
     QMutexLocker lock(&self->m_mutex);
     self->m_watchedLeases.remove(name); // one-shot
+    const auto waiting = self->m_waitingAs.constFind(name);
+    if (type == ZOO_CHANGED_EVENT && waiting != self->m_waitingAs.cend() && waiting->first(waiting->seen + 1)) {
+        qCDebug(lcSimbaZookeeper, "lease %s handed over, first waiter: hinted at %lld", qPrintable(name),
+                qlonglong(QSimbaZookeeperBatch::monotonicNow()));
+        self->publish(Hint::Kind::Released, name); // its acquire reads whether it is its own
+        return;
+    }
+    if (type == ZOO_CHANGED_EVENT && waiting != self->m_waitingAs.cend() && self->m_handle == zh) {
+        // Handed over, to this waiter or another of the queue: read whom, and watch again
+        // (a data watch: it fires on the next change or the deletion alike).
+        self->m_watchedLeases.insert(name);
+        auto *watch = &self->m_leaseWatches.emplace_back(LeaseWatch{self, zh, name});
+        if (zoo_awget(zh, path, onLeaseChanged, self, onLeaseRead, watch) == ZOK)
+            return;
+        self->m_watchedLeases.remove(name);
+        self->m_leaseWatches.remove_if([watch](const LeaseWatch &w) { return &w == watch; });
+    }
     if (type == ZOO_DELETED_EVENT) {
         // On the request trace's clock (CLOCK_MONOTONIC ns): where a handoff's time goes.
         qCDebug(lcSimbaZookeeper, "lease %s deleted: hinted at %lld", qPrintable(name),
@@ -188,21 +208,134 @@ void QSimbaZookeeperHints::onLeaseChanged(zhandle_t *, int type, int, const char
         self->m_leases.remove(name); // the lease list's watch need not tell it again
         self->publish(Hint::Kind::Released, name);
     }
+    // A change that no queued waiter of this instance reads (a takeover, a handover seen by
+    // a client not queued): no hint, as before there were queues. The lease's holder
+    // expiring is no hint either: candidates retry at the holder's remaining time.
 }
 
-void QSimbaZookeeperHints::onLeaseWatched(int rc, const Stat *, const void *data)
+// The answer of a waiter's watch request (watchLease(), or again after a change): the lease
+// as it is now, with the watch left on it.
+void QSimbaZookeeperHints::onLeaseRead(int rc, const char *value, int length, const Stat *stat, const void *data)
 {
-    // ZNONODE: released between the waiter's read and its watch. The lease list's watch may
-    // never show it (created after its last listing), so the waiter is told here. The watch
-    // now waits for a creation, which it ignores. Other errors: the connection dropped, and
-    // arm() starts over.
     const auto *watch = static_cast<const LeaseWatch *>(data);
     QSimbaZookeeperHints *self = watch->hints;
     QMutexLocker lock(&self->m_mutex);
-    if (rc == ZNONODE)
+    const auto waiting = self->m_waitingAs.find(watch->name);
+    const QString waitingAs = waiting != self->m_waitingAs.end() ? waiting->session : QString();
+    bool hint = false;
+    if (rc == ZNONODE) {
+        // Released (between the waiter's read and its watch, or since the change): the
+        // lease list's watch may never show it (created after its last listing). No watch
+        // is left on a missing node: the next HeldBy answer sets one.
+        hint = true;
+    } else if (rc != ZOK) {
+        qCDebug(lcSimbaZookeeper, "a lease watch is lost (%s)", zerror(rc)); // arm() starts over
+    } else if (!waitingAs.isEmpty()) {
+        // Queued here: only a handover to this waiter is worth its acquire; one to another
+        // waiter of the queue leaves this one asleep, its watch armed.
+        hint = QByteArray(value, std::max(length, 0)) == waitingAs.toUtf8();
+        if (stat)
+            waiting->seen = std::max(waiting->seen, stat->version);
+    } else {
+        // Written between the waiter's read and its watch, which will not tell it.
+        hint = watch->mzxid != 0 && stat && stat->mzxid != watch->mzxid;
+    }
+    if (rc != ZOK)
+        self->m_watchedLeases.remove(watch->name);
+    if (hint) {
+        qCDebug(lcSimbaZookeeper, "lease %s free or handed over to this waiter: hinted at %lld",
+                qPrintable(watch->name), qlonglong(QSimbaZookeeperBatch::monotonicNow()));
         self->publish(Hint::Kind::Released, watch->name);
-    else if (rc != ZOK)
-        qCDebug(lcSimbaZookeeper, "a lease watch is lost (%s)", zerror(rc));
+    }
+    self->m_leaseWatches.remove_if([watch](const LeaseWatch &w) { return &w == watch; });
+}
+
+void QSimbaZookeeperHints::setWaitingAs(const QString &name, const QString &session, int ahead, int version)
+{
+    QMutexLocker lock(&m_mutex);
+    if (session.isEmpty())
+        m_waitingAs.remove(name);
+    else
+        m_waitingAs.insert(name, {session, ahead, version, version});
+}
+
+void QSimbaZookeeperHints::setWaiters(const QString &name, const QStringList &children)
+{
+    QMutexLocker lock(&m_mutex);
+    m_waiters.insert(name, children);
+}
+
+void QSimbaZookeeperHints::watchQueueCreation(zhandle_t *zh, const QString &name, const QString &path)
+{
+    {
+        QMutexLocker lock(&m_mutex);
+        if (m_handle != zh)
+            return;
+        m_waiters.insert(name, {});
+    }
+    // The answer tells nothing the watch will not: no context rides on it.
+    const int rc = zoo_awexists(zh, path.toUtf8().constData(), waitersWatcher, this,
+                                [](int, const Stat *, const void *) {}, nullptr);
+    if (rc != ZOK) {
+        QMutexLocker lock(&m_mutex);
+        m_waiters.remove(name);
+    }
+}
+
+QStringList QSimbaZookeeperHints::waitersOf(const QString &name) const
+{
+    QStringList waiters;
+    {
+        QMutexLocker lock(&m_mutex);
+        waiters = m_waiters.value(name);
+    }
+    // "<session>-<sequence>": first come first, by the sequence number ZooKeeper appended.
+    std::sort(waiters.begin(), waiters.end(), [](const QString &a, const QString &b) {
+        return QStringView(a).mid(a.lastIndexOf(QLatin1Char('-')) + 1)
+            < QStringView(b).mid(b.lastIndexOf(QLatin1Char('-')) + 1);
+    });
+    return waiters;
+}
+
+void QSimbaZookeeperHints::forgetWaiters(const QString &name)
+{
+    QMutexLocker lock(&m_mutex);
+    m_waiters.remove(name);
+}
+
+// A waiter queue of a lease held here changed: list it again (with the watch) while held.
+void QSimbaZookeeperHints::waitersWatcher(zhandle_t *zh, int type, int, const char *path, void *context)
+{
+    if ((type != ZOO_CHILD_EVENT && type != ZOO_CREATED_EVENT) || !path)
+        return;
+    auto *self = static_cast<QSimbaZookeeperHints *>(context);
+    const QString name = QString::fromUtf8(path).section(QLatin1Char('/'), -1);
+    LeaseWatch *watch;
+    {
+        QMutexLocker lock(&self->m_mutex);
+        if (!self->m_waiters.contains(name) || self->m_handle != zh)
+            return;
+        watch = &self->m_leaseWatches.emplace_back(LeaseWatch{self, zh, name});
+    }
+    const int rc = zoo_awget_children(zh, path, waitersWatcher, self, onWaitersListed, watch);
+    if (rc != ZOK) {
+        QMutexLocker lock(&self->m_mutex);
+        self->m_waiters.remove(name); // unknown now: releases delete until the next grant lists it
+        self->m_leaseWatches.remove_if([watch](const LeaseWatch &w) { return &w == watch; });
+    }
+}
+
+void QSimbaZookeeperHints::onWaitersListed(int rc, const String_vector *children, const void *data)
+{
+    const auto *watch = static_cast<const LeaseWatch *>(data);
+    QSimbaZookeeperHints *self = watch->hints;
+    QMutexLocker lock(&self->m_mutex);
+    if (self->m_waiters.contains(watch->name)) {
+        if (rc == ZOK)
+            self->m_waiters.insert(watch->name, toSet(children).values());
+        else
+            self->m_waiters.remove(watch->name);
+    }
     self->m_leaseWatches.remove_if([watch](const LeaseWatch &w) { return &w == watch; });
 }
 

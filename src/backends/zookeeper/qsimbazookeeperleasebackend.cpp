@@ -168,6 +168,121 @@ struct QSimbaZookeeperLeaseBackend::Private
     //! Names this instance released last: worth the one-round-trip acquire even while the
     //! lease watch has not told their release yet (a cycle of acquire and release).
     QSet<QString> releasedHere;
+    //! The waiter node this instance created for a lease name a session of it waits for:
+    //! "B/waiters/<name>/<session>-<sequence>". A release hands the lease to the first live
+    //! waiter of the queue (see release()); see "The waiter queue" in the backend's docs.
+    struct Queued
+    {
+        QSimbaSessionId session;
+        QString path;
+    };
+    QHash<QString, Queued> queued; // by lease name; change it through queue() and unqueue()
+    void queue(const QString &name, const Queued &q, int ahead, int version)
+    {
+        queued.insert(name, q);
+        hints->setWaitingAs(name, q.session.toString(), ahead, version);
+    }
+    void unqueue(const QString &name)
+    {
+        if (queued.remove(name))
+            hints->setWaitingAs(name, {}, -1, 0);
+    }
+    using Replies = QHash<QString, const Batch::Reply *>; // by lease name
+    //! Waiter nodes being removed after a grant, not waited for by that acquire: the next
+    //! call (or the destructor) collects the answers, so that no request is in flight when
+    //! the handle closes (the C client may drop its completion then, ZOOKEEPER-3868).
+    std::optional<Batch> leaving;
+    void settleLeaving()
+    {
+        if (!leaving)
+            return;
+        try {
+            leaving->wait();
+        } catch (const QSimbaError &e) {
+            qCInfo(lcSimbaZookeeper, "%s: cannot leave a waiter queue now: %s", qPrintable(zk.describe()), e.what());
+        }
+        leaving.reset();
+    }
+
+    //! Registers \a session as a waiter of each of \a names (one sequential node each) that
+    //! it does not wait for yet; a node left by an earlier session of this instance goes.
+    //! Sent into \a batch: the returned indexes are read by noteQueued() after its wait().
+    QList<std::pair<QString, int>> queueAsWaiter(Batch &batch, const QSimbaSessionId &session,
+                                                 const QList<QSimbaLeaseName> &names)
+    {
+        QList<std::pair<QString, int>> sent;
+        if (!hints->hasListeners())
+            return sent; // nobody would hear the handover: the waiter polls, as before
+        for (const auto &name : names) {
+            const auto it = queued.constFind(name.toString());
+            if (it != queued.cend() && it->session == session)
+                continue;
+            if (it != queued.cend())
+                batch.remove(it->path);
+            sent.append({name.toString(),
+                         batch.createSequential(waitersPath(name.toString()) + QLatin1Char('/') + session.toString()
+                                                + QLatin1Char('-'))});
+        }
+        return sent;
+    }
+    //! \a waiterLists: the queues as read before the registration with \a leases, if they
+    //! were: how many waiters are ahead, as of which version of the lease (a first waiter is
+    //! hinted at a change of the lease without reading it first; see
+    //! QSimbaZookeeperHints::setWaitingAs()).
+    void noteQueued(const Batch &batch, const QSimbaSessionId &session, const QList<std::pair<QString, int>> &sent,
+                    const Replies &waiterLists = {}, const Replies &leases = {})
+    {
+        std::optional<Batch> again; // queues nobody waited in yet: their parent first
+        QList<std::pair<QString, int>> retried;
+        for (const auto &[name, reply] : sent) {
+            unqueue(name);
+            int ahead = -1; // unknown
+            const Batch::Reply *lease = leases.value(name);
+            if (const Batch::Reply *list = waiterLists.value(name); list && lease && lease->ok()) {
+                ahead = 0;
+                for (const auto &w : list->children)
+                    ahead += w.startsWith(session.toString()) ? 0 : 1;
+            }
+            if (batch[reply].ok()) {
+                queue(name, {session, QString::fromUtf8(batch[reply].data)}, ahead, lease ? lease->stat.version : 0);
+            } else if (batch[reply].rc == ZNONODE) {
+                if (!again)
+                    again.emplace(zk);
+                again->create(waitersPath(name));
+                retried.append({name, again->createSequential(waitersPath(name) + QLatin1Char('/')
+                                                              + session.toString() + QLatin1Char('-'))});
+            }
+        }
+        if (!again)
+            return;
+        again->wait();
+        for (const auto &[name, reply] : std::as_const(retried))
+            if ((*again)[reply].ok())
+                queue(name, {session, QString::fromUtf8((*again)[reply].data)}, -1, 0);
+    }
+    //! This instance's waiter nodes of \a names, if any, are removed (sent into \a batch).
+    void leaveQueues(Batch &batch, const QList<QSimbaLeaseName> &names)
+    {
+        for (const auto &name : names) {
+            const auto it = queued.constFind(name.toString());
+            if (it == queued.cend())
+                continue;
+            batch.remove(it->path);
+            unqueue(name.toString());
+        }
+    }
+    //! The waiter queue of lease \a name, listed with its watch: kept fresh while it is held.
+    int listWaiters(Batch &batch, const QString &name)
+    {
+        return batch.children(waitersPath(name), &QSimbaZookeeperHints::waitersWatcher, hints.get());
+    }
+    void noteWaiters(const QString &name, const Batch::Reply *list)
+    {
+        if (list && list->ok())
+            hints->setWaiters(name, list->children);
+        else if (list && list->rc == ZNONODE)
+            hints->watchQueueCreation(zk.handle(), name, waitersPath(name));
+    }
 
     //! The uncontended acquire in one round trip; see acquire(). Tries the names of
     //! \a pending the lease watch does not know as held, and those in \a forced; the names
@@ -178,9 +293,13 @@ struct QSimbaZookeeperLeaseBackend::Private
     //! Answers HeldBy, without writing the clock, for the names of \a leases (lease reads)
     //! held by a session live even at serverNowAtMost(); returns the names found free.
     //! The others stay in \a pending. The caller's own session must be live at that bound.
+    //! A lease found handed to \a session by its holder's release (the first waiter of its
+    //! queue) is answered Granted: the release was the grant. \a waiterLists are the
+    //! queues read with the leases (listWaiters()), kept for the names granted.
     QList<QSimbaLeaseName> answerHeld(const QSimbaSessionId &session,
                                       const QList<std::pair<QSimbaLeaseName, const Batch::Reply *>> &leases,
-                                      QList<QSimbaLeaseName> &pending, QHash<QSimbaLeaseName, AcquireResult> &results);
+                                      QList<QSimbaLeaseName> &pending, QHash<QSimbaLeaseName, AcquireResult> &results,
+                                      const Replies &waiterLists);
 
     //! The server's clock as last seen by a write of this instance: the write's mtime, and
     //! when the request was sent (CLOCK_MONOTONIC ns). The write landed after the send, so
@@ -217,6 +336,7 @@ struct QSimbaZookeeperLeaseBackend::Private
     QString leasePath(const QString &name) const { return zk.path(QStringLiteral("leases/") + name); }
     QString groupPath(const QString &group) const { return zk.path(QStringLiteral("groups/") + group); }
     QString clockPath() const { return zk.path(QStringLiteral("clock")); }
+    QString waitersPath(const QString &name) const { return zk.path(QStringLiteral("waiters/") + name); }
 
     // Marks the start of an SPI call in the debug trace (see QSimbaZookeeperBatch::trace).
     void traceCall(const char *call, const QSimbaSessionId &s) const
@@ -383,7 +503,10 @@ QSimbaZookeeperLeaseBackend::QSimbaZookeeperLeaseBackend(const Options &options)
 {
 }
 
-QSimbaZookeeperLeaseBackend::~QSimbaZookeeperLeaseBackend() = default;
+QSimbaZookeeperLeaseBackend::~QSimbaZookeeperLeaseBackend()
+{
+    d->settleLeaving();
+}
 
 /*!
     Builds a backend from \a url (see parseUrl()). A QUrl cannot hold several hosts
@@ -422,6 +545,7 @@ QSimbaLeaseBackend::Capabilities QSimbaZookeeperLeaseBackend::capabilities() con
     // Every call (connecting included) ends within the timeout (QSimbaZookeeperConnection::Call).
     caps.anyThread = true;
     caps.callBound = d->zk.timeout();
+    caps.waiterQueues = true; // a release hands the lease to the first waiter: see release()
     return caps;
 }
 
@@ -467,6 +591,7 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaZookeeperLeaseBackend::keepAlive(const
 {
     const QSimbaZookeeperConnection::Call call(d->zk);
     d->traceCall("keepAlive", session);
+    d->settleLeaving();
     validateLease(lease);
     const QString path = d->sessionPath(session);
     for (int attempt = 0; attempt < MaxAttempts; ++attempt) {
@@ -539,7 +664,9 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
         int indexOp;
         int clockOp;
         int leaseRead; // the lease read behind the multi (who won it), or -1
+        int waitersRead; // its waiter queue, listed with its watch for the release, or -1
     };
+    const bool listening = hints->hasListeners();
     QList<Try> tries;
     for (const auto &name : std::as_const(free)) {
         Batch::Multi multi;
@@ -551,7 +678,9 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
         // lease is read behind the multi (answered in order, so after it), and a loser
         // learns its winner in the same round trip.
         const int leaseRead = releasedHere.contains(name.toString()) ? -1 : batch.get(leasePath(name.toString()));
-        tries.append({name, reply, indexOp, clockOp, leaseRead});
+        // The same names have waiters: the queue comes along, for the release to hand over.
+        const int waitersRead = leaseRead >= 0 && listening ? listWaiters(batch, name.toString()) : -1;
+        tries.append({name, reply, indexOp, clockOp, leaseRead, waitersRead});
     }
     batch.wait();
     const SessionView view = SessionView::of(batch[ownRead]);
@@ -586,6 +715,7 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
         granted.insert(t.name.toString(), {stat.mzxid, session, 0});
         releasedHere.remove(t.name.toString());
         pending.removeOne(t.name);
+        noteWaiters(t.name.toString(), t.waitersRead >= 0 ? &batch[t.waitersRead] : nullptr);
     }
 
     // The names found held (the lease's create failed): answered HeldBy without writing the
@@ -602,42 +732,75 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
     const auto ownLiveAtMost = serverNowAtMost();
     if (held.isEmpty() || !ownLiveAtMost || !view.isLive(*ownLiveAtMost))
         return;
-    std::optional<Batch> late; // the leases not read behind their multi
-    QHash<QString, int> lateReads;
+    std::optional<Batch> late; // the leases not read behind their multi, with their queues
+    QHash<QString, int> lateReads, lateLists;
     for (const auto &t : std::as_const(held)) {
         if (t.leaseRead >= 0)
             continue;
         if (!late)
             late.emplace(zk);
         lateReads.insert(t.name.toString(), late->get(leasePath(t.name.toString())));
+        if (listening)
+            lateLists.insert(t.name.toString(), listWaiters(*late, t.name.toString()));
     }
     if (late)
         late->wait();
     QList<std::pair<QSimbaLeaseName, const Batch::Reply *>> leases;
-    for (const auto &t : std::as_const(held))
+    Replies waiterLists;
+    for (const auto &t : std::as_const(held)) {
         leases.append({t.name, t.leaseRead >= 0 ? &batch[t.leaseRead] : &(*late)[lateReads.value(t.name.toString())]});
-    freed = answerHeld(session, leases, pending, results);
+        if (t.waitersRead >= 0)
+            waiterLists.insert(t.name.toString(), &batch[t.waitersRead]);
+        else if (lateLists.contains(t.name.toString()))
+            waiterLists.insert(t.name.toString(), &(*late)[lateLists.value(t.name.toString())]);
+    }
+    freed = answerHeld(session, leases, pending, results, waiterLists);
 }
 
 QList<QSimbaLeaseName> QSimbaZookeeperLeaseBackend::Private::answerHeld(
     const QSimbaSessionId &session, const QList<std::pair<QSimbaLeaseName, const Batch::Reply *>> &leases,
-    QList<QSimbaLeaseName> &pending, QHash<QSimbaLeaseName, AcquireResult> &results)
+    QList<QSimbaLeaseName> &pending, QHash<QSimbaLeaseName, AcquireResult> &results, const Replies &waiterLists)
 {
     QList<QSimbaLeaseName> free;
     Batch holders(zk);
     QHash<QString, int> holderReads;
+    QList<QSimbaLeaseName> heldElsewhere;
     for (const auto &[name, lease] : leases) {
         if (lease->rc == ZNONODE) {
             free.append(name); // released since: worth the one-round-trip acquire again
             continue;
         }
         const QString id = QString::fromUtf8(lease->data);
-        if (lease->ok() && id != session.toString() && !sessionIdOf(id).isNull() && !holderReads.contains(id))
-            holderReads.insert(id, holders.get(sessionPath(id)));
+        if (lease->ok() && id == session.toString()) {
+            // Handed over by the holder's release, which chose this session's waiter node
+            // (first in the queue) and created its index entry in the same multi: that write
+            // was the grant, and its zxid (the lease's mzxid) the token. The session is live
+            // at the upper bound of now (the caller checked), so it was at the handover.
+            results.insert(name, AcquireResult::granted(lease->stat.mzxid));
+            granted.insert(name.toString(), {lease->stat.mzxid, session, lease->stat.version});
+            unqueue(name.toString()); // the handover removed the waiter node
+            releasedHere.remove(name.toString());
+            noteWaiters(name.toString(), waiterLists.value(name.toString()));
+            pending.removeOne(name);
+            continue;
+        }
+        if (lease->ok() && !sessionIdOf(id).isNull()) {
+            heldElsewhere.append(name);
+            hints->forgetWaiters(name.toString()); // another session's queue now
+            if (!holderReads.contains(id))
+                holderReads.insert(id, holders.get(sessionPath(id)));
+        }
     }
     if (holderReads.isEmpty())
         return free;
+    // Held by another session: this one queues as a waiter (in the same round trip), so
+    // that the holder's release hands the lease over instead of deleting it.
+    const auto queuedNow = queueAsWaiter(holders, session, heldElsewhere);
     holders.wait();
+    Replies leaseReplies;
+    for (const auto &[name, lease] : leases)
+        leaseReplies.insert(name.toString(), lease);
+    noteQueued(holders, session, queuedNow, waiterLists, leaseReplies);
     const auto now = serverNowAtMost(); // after the reads: the later, the safer
     if (!now)
         return free;
@@ -649,7 +812,7 @@ QList<QSimbaLeaseName> QSimbaZookeeperLeaseBackend::Private::answerHeld(
         if (!holderView.isLive(*now))
             continue;
         results.insert(name, AcquireResult::heldBy(sessionIdOf(id), lease->stat.mzxid, holderView.remaining(*now)));
-        hints->watchLease(zk.handle(), name.toString()); // the waiter's hint
+        hints->watchLease(zk.handle(), name.toString(), lease->stat.mzxid); // the waiter's hint
         pending.removeOne(name);
     }
     return free;
@@ -666,6 +829,7 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
 {
     const QSimbaZookeeperConnection::Call call(d->zk);
     d->traceCall("acquire", session);
+    d->settleLeaving();
     validateBatch(names);
     {
         QSet<QString> asked;
@@ -676,6 +840,27 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
     const QString own = d->sessionPath(session);
     QHash<QSimbaLeaseName, AcquireResult> results;
     QList<QSimbaLeaseName> pending(names.cbegin(), names.cend());
+    // A waiter granted otherwise than by a handover (the lease was deleted, or taken over)
+    // leaves the queue: a node left there would get it handed over later. Not waited for:
+    // ZooKeeper applies one client's requests in order, so every later request of this
+    // instance (its release among them) comes after the removal; had the removal failed
+    // (the connection lost), a handover to the node would leave the lease to this session,
+    // which keepAlive reports as owned without a term, and QSimba releases it.
+    const auto leaveGrantedQueues = qScopeGuard([&] {
+        QList<QSimbaLeaseName> done;
+        for (auto it = results.cbegin(); it != results.cend(); ++it)
+            if (it->isGranted && d->queued.contains(it.key().toString()))
+                done.append(it.key());
+        if (done.isEmpty())
+            return;
+        try {
+            d->leaving.emplace(d->zk);
+            d->leaveQueues(*d->leaving, done);
+        } catch (const QSimbaError &e) {
+            d->leaving.reset();
+            qCInfo(lcSimbaZookeeper, "%s: cannot leave a waiter queue now: %s", qPrintable(d->zk.describe()), e.what());
+        }
+    });
     QStringList expiredHolders; // taken over from: removed once the grants are done
     QList<QSimbaLeaseName> freed;
     d->acquireFree(session, pending, results, {}, freed);
@@ -690,16 +875,22 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
     if (d->serverNowAtMost()) {
         Batch reads(d->zk);
         const int ownRead = reads.get(own);
-        QList<std::pair<QSimbaLeaseName, int>> leaseReads;
+        const bool listening = d->hints->hasListeners();
+        QList<std::tuple<QSimbaLeaseName, int, int>> leaseReads;
         for (const auto &name : std::as_const(pending))
-            leaseReads.append({name, reads.get(d->leasePath(name.toString()))});
+            leaseReads.append({name, reads.get(d->leasePath(name.toString())),
+                               listening ? d->listWaiters(reads, name.toString()) : -1});
         reads.wait();
         const auto bound = d->serverNowAtMost();
         if (bound && SessionView::of(reads[ownRead]).isLive(*bound)) {
             QList<std::pair<QSimbaLeaseName, const Batch::Reply *>> leases;
-            for (const auto &[name, read] : std::as_const(leaseReads))
+            Private::Replies waiterLists;
+            for (const auto &[name, read, waiters] : std::as_const(leaseReads)) {
                 leases.append({name, &reads[read]});
-            freed = d->answerHeld(session, leases, pending, results);
+                if (waiters >= 0)
+                    waiterLists.insert(name.toString(), &reads[waiters]);
+            }
+            freed = d->answerHeld(session, leases, pending, results, waiterLists);
             for (int again = 0; again < MaxAttempts && !freed.isEmpty() && !pending.isEmpty(); ++again)
                 d->acquireFree(session, pending, results, QList<QSimbaLeaseName>(freed), freed);
             if (pending.isEmpty())
@@ -726,20 +917,27 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
         // lease), and the version checks below catch any change before a takeover.
         std::optional<Batch> holders;
         QHash<QString, int> holderReads;
+        QList<QSimbaLeaseName> heldElsewhere;
         for (const auto &name : std::as_const(pending)) {
             const auto &lease = leases[leaseReads.value(name)];
             const QString holder = QString::fromUtf8(lease.data);
             // Data that is no session id (empty, or written by another tool) names no
             // holder: no session path is built from it, and the lease is free.
-            if (lease.ok() && holder != session.toString() && !holderReads.contains(holder)
-                && !sessionIdOf(holder).isNull()) {
+            if (lease.ok() && holder != session.toString() && !sessionIdOf(holder).isNull()) {
+                heldElsewhere.append(name);
                 if (!holders)
                     holders.emplace(d->zk);
-                holderReads.insert(holder, holders->get(d->sessionPath(holder)));
+                if (!holderReads.contains(holder))
+                    holderReads.insert(holder, holders->get(d->sessionPath(holder)));
             }
         }
-        if (holders)
+        if (holders) {
+            // Queued as a waiter in the same round trip (see answerHeld()); a name granted
+            // below leaves the queue again.
+            const auto queuedNow = d->queueAsWaiter(*holders, session, heldElsewhere);
             holders->wait();
+            d->noteQueued(*holders, session, queuedNow);
+        }
 
         Batch grants(d->zk);
         struct Grant
@@ -762,6 +960,7 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
                 if (holder == session.toString()) {
                     results.insert(name, AcquireResult::granted(lease.stat.mzxid));
                     d->granted.insert(name.toString(), {lease.stat.mzxid, session, lease.stat.version});
+                    d->unqueue(name.toString()); // handed over: its waiter node is gone
                     continue;
                 }
                 const SessionView holderView = holderReads.contains(holder)
@@ -770,7 +969,7 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
                 if (holderView.isLive(now)) {
                     results.insert(name, AcquireResult::heldBy(sessionIdOf(holder), lease.stat.mzxid,
                                                                holderView.remaining(now)));
-                    d->hints->watchLease(d->zk.handle(), name.toString()); // the waiter's hint
+                    d->hints->watchLease(d->zk.handle(), name.toString(), lease.stat.mzxid); // the waiter's hint
                     continue;
                 }
                 // The holder expired: take over, provided neither the lease nor the holder
@@ -819,6 +1018,7 @@ void QSimbaZookeeperLeaseBackend::release(const QSimbaSessionId &session, const 
 {
     const QSimbaZookeeperConnection::Call call(d->zk);
     d->traceCall("release", session);
+    d->settleLeaving();
     if (leases.isEmpty())
         return;
     // Leases this instance granted with exactly these tokens: one multi each deletes the
@@ -826,34 +1026,99 @@ void QSimbaZookeeperLeaseBackend::release(const QSimbaSessionId &session, const 
     // index entry exists only while the session holds the name (a takeover or a sweep
     // removes it), the version only while the lease is the granted one: the multi applies
     // exactly when the release is not stale. One that fails is judged by reading.
+    //
+    // A lease with waiters (its queue as listed when it was granted, kept fresh by a watch)
+    // is handed to the first of them in the same multi instead of deleted: the lease's data
+    // becomes the waiter's session, its index entry is created, its waiter node removed. The
+    // waiter's watch on the lease fires, and its acquire reads the lease as its own: the
+    // handoff costs one write, not a delete and a create. A waiter whose session is gone
+    // fails the multi (its index entry cannot be created); its node is removed and the lease
+    // released as usual, by reading first.
+    //
+    // A token of 0 names no lease: the session stopped waiting for the name
+    // (Capabilities::waiterQueues), and its waiter node goes. Once removed, no release can
+    // hand the lease to it; a release that did so first left the lease to this session,
+    // which keepAlive reports as owned without a term, and QSimba releases it then.
     QHash<QSimbaLeaseName, qint64> rest;
+    QStringList staleWaiters; // waiter nodes of sessions that are gone
     {
         Batch fast(d->zk);
-        QList<std::pair<QSimbaLeaseName, int>> sent;
+        QList<QSimbaLeaseName> withdrawn;
         for (auto it = leases.cbegin(); it != leases.cend(); ++it) {
-            const auto known = d->granted.take(it.key().toString());
+            const auto queued = d->queued.constFind(it.key().toString());
+            if (it.value() == 0 && queued != d->queued.cend() && queued->session == session)
+                withdrawn.append(it.key());
+        }
+        d->leaveQueues(fast, withdrawn);
+        struct Sent
+        {
+            QSimbaLeaseName name;
+            int reply;
+            QString waiter; // the waiter node handed to, or empty
+            int waiterIndexOp;
+        };
+        QList<Sent> sent;
+        for (auto it = leases.cbegin(); it != leases.cend(); ++it) {
+            if (it.value() == 0)
+                continue; // no lease (above)
+            const QString name = it.key().toString();
+            const auto known = d->granted.take(name);
+            const QStringList waiters = d->hints->waitersOf(name);
             if (known.token != it.value() || known.session != session) {
+                d->hints->forgetWaiters(name);
                 rest.insert(it.key(), it.value());
                 continue;
             }
+            QString next;
+            for (const auto &w : waiters) {
+                const QString waiter = w.section(QLatin1Char('-'), 0, -2);
+                if (waiter != session.toString() && !sessionIdOf(waiter).isNull()) {
+                    next = w;
+                    break;
+                }
+            }
             Batch::Multi multi;
-            multi.remove(d->leasePath(it.key().toString()), known.version);
-            multi.remove(d->sessionPath(session) + QLatin1Char('/') + LeaseIndex + it.key().toString());
-            sent.append({it.key(), fast.multi(multi)});
+            int waiterIndexOp = -1;
+            if (next.isEmpty()) {
+                multi.remove(d->leasePath(name), known.version);
+            } else {
+                const QString waiter = next.section(QLatin1Char('-'), 0, -2);
+                multi.set(d->leasePath(name), waiter.toUtf8(), known.version);
+                waiterIndexOp = multi.create(d->sessionPath(waiter) + QLatin1Char('/') + LeaseIndex + name);
+                multi.remove(d->waitersPath(name) + QLatin1Char('/') + next);
+            }
+            multi.remove(d->sessionPath(session) + QLatin1Char('/') + LeaseIndex + name);
+            sent.append({it.key(), fast.multi(multi), next, waiterIndexOp});
         }
-        if (!sent.isEmpty()) {
+        if (!sent.isEmpty() || !withdrawn.isEmpty())
             fast.wait();
-            for (const auto &[name, reply] : std::as_const(sent)) {
-                if (fast[reply].ok())
-                    d->releasedHere.insert(name.toString());
-                else
-                    rest.insert(name, leases.value(name));
+        if (!sent.isEmpty()) {
+            for (const auto &t : std::as_const(sent)) {
+                const auto &reply = fast[t.reply];
+                if (reply.ok()) {
+                    // Released with nobody queued: the queue's watch stays, and the next
+                    // grant here of a name released here (which lists nothing) knows it.
+                    if (t.waiter.isEmpty()) {
+                        d->releasedHere.insert(t.name.toString());
+                    } else {
+                        d->hints->forgetWaiters(t.name.toString());
+                        qCDebug(lcSimbaZookeeper, "%s: lease %s handed over to waiter %s", qPrintable(d->zk.describe()),
+                                qPrintable(t.name.toString()), qPrintable(t.waiter));
+                    }
+                    continue;
+                }
+                d->hints->forgetWaiters(t.name.toString());
+                if (!t.waiter.isEmpty() && reply.errorOf(0) == ZOK && reply.errorOf(t.waiterIndexOp) == ZNONODE)
+                    staleWaiters.append(d->waitersPath(t.name.toString()) + QLatin1Char('/') + t.waiter);
+                rest.insert(t.name, leases.value(t.name));
             }
         }
     }
     if (rest.isEmpty())
         return;
     Batch read(d->zk);
+    for (const auto &node : std::as_const(staleWaiters))
+        read.remove(node);
     QHash<QSimbaLeaseName, int> reads;
     for (auto it = rest.cbegin(); it != rest.cend(); ++it)
         reads.insert(it.key(), read.get(d->leasePath(it.key().toString())));
@@ -881,6 +1146,16 @@ void QSimbaZookeeperLeaseBackend::closeSession(const QSimbaSessionId &session)
 {
     const QSimbaZookeeperConnection::Call call(d->zk);
     d->traceCall("closeSession", session);
+    d->settleLeaving();
+    QList<QSimbaLeaseName> waited; // the session's waiter nodes go too
+    for (auto it = d->queued.cbegin(); it != d->queued.cend(); ++it)
+        if (it->session == session)
+            waited.append(QSimbaLeaseName::of(it.key()));
+    if (!waited.isEmpty()) {
+        Batch leave(d->zk);
+        d->leaveQueues(leave, waited);
+        leave.wait();
+    }
     d->removeSession(session);
 }
 

@@ -161,6 +161,7 @@ QSimba::QSimba(Builder &&builder, QObject *parent) : QObject(parent), d_ptr(new 
     options.metadata = b.metadata;
     options.onInput = QSimbaPrivate::inputObserverForTests;
     options.eventsWanted = d->eventsWanted;
+    options.withdrawals = b.backend->capabilities().waiterQueues;
     d->backendMetrics = std::make_shared<QSimbaBackendMetrics>(b.backend->describe());
     b.backend = std::make_unique<QSimbaInstrumentedLeaseBackend>(std::move(b.backend), d->backendMetrics);
     d->link->runtime = std::make_unique<QSimbaRuntime>(options, std::move(b.backend), std::move(hooks));

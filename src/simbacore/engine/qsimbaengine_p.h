@@ -72,6 +72,9 @@ struct Options
     //! delivery is a task on the callback executor and an answer to the engine). Not set:
     //! every event is delivered.
     std::shared_ptr<const std::atomic<bool>> eventsWanted;
+    //! The backend queues waiters (QSimbaLeaseBackend::Capabilities::waiterQueues): a
+    //! candidate that stops contending without a term is released with token 0.
+    bool withdrawals = false;
 };
 
 class Core

@@ -91,7 +91,8 @@ bool Core::sendRelease(Nanos now)
     QHash<QSimbaLeaseName, qint64> leases;
     for (auto it = m_releases.begin(); it != m_releases.end();) {
         if (it->session == session && it->notBefore <= now && leases.size() < Backend::MaxBatch) {
-            leases.insert(it->name, it->token);
+            if (it->token != 0 || !leases.contains(it->name)) // a withdrawal never hides a release
+                leases.insert(it->name, it->token);
             it = m_releases.erase(it);
         } else {
             ++it;

@@ -146,6 +146,11 @@ void Core::setPhase(Slot &e, Status phase)
         ++m_active;
     else if (phase == Status::Idle)
         --m_active;
+    // A candidate that stops contending without a term leaves the backend's waiter queue
+    // (Options::withdrawals): a release of token 0, which names no lease.
+    if (e.phase == Status::Candidate && phase != Status::Leader && m_options.withdrawals
+        && m_session.status == SessionStatus::Live)
+        m_releases.push_back({m_session.id, e.name, 0});
     e.phase = phase;
     // Only an election has an object whose status() follows the phase; a lock's or a
     // partition's phase shows in snapshots, and a delivery of it would reach nobody.

@@ -68,6 +68,13 @@ public:
         //! (Millis::max(): unbounded). A caller runs a call only when its own deadline
         //! leaves at least this long, so it returns by that deadline as it would have.
         Millis callBound = Millis::max();
+        //! The backend queues the candidates it answered HeldBy, to hand a released lease to
+        //! the first of them: QSimba then tells it when a candidate stops contending for a
+        //! name without a term (a lock waiter that timed out or was interrupted, an election
+        //! stopped) with release(session, {name: 0}) — a token of 0 names no lease, so
+        //! releasing it is otherwise a no-op — so that no lease is handed to a session that
+        //! no longer wants it.
+        bool waiterQueues = false;
     };
 
     struct SessionGrant

@@ -26,12 +26,13 @@ struct EngineDriver
     };
 
     EngineDriver(std::shared_ptr<QSimbaManualTicker> t, const QString &store, const QSimbaConfig &config,
-                 quint64 seed = 1)
+                 quint64 seed = 1, bool withdrawals = false)
         : ticker(std::move(t)), backend(store, ticker), core([&] {
               QSimbaEngine::Options o;
               o.config = config;
               o.ticker = ticker;
               o.seed = seed;
+              o.withdrawals = withdrawals;
               o.eventsWanted = eventsWanted;
               return o;
           }())
@@ -57,6 +58,8 @@ struct EngineDriver
                     callTimes.append(now());
                     if (std::holds_alternative<QSimbaEngine::Acquire>(e.call))
                         acquireSizes.append(std::get<QSimbaEngine::Acquire>(e.call).names.size());
+                    if (std::holds_alternative<QSimbaEngine::Release>(e.call))
+                        releases.append(std::get<QSimbaEngine::Release>(e.call).leases);
                     if (hold) {
                         held.append({e.callId, e.call});
                         break;
@@ -205,6 +208,7 @@ struct EngineDriver
     QStringList calls;
     QList<QSimbaEngine::Nanos> callTimes;
     QList<int> acquireSizes;
+    QList<QHash<QSimbaLeaseName, qint64>> releases; // each release call's leases and tokens
     QList<Callback> callbacks;
     QList<QSimbaTerm> terms;
     QList<quint64> completed;

@@ -407,6 +407,34 @@ private Q_SLOTS:
         QVERIFY(c->core.snapshot(c->now()).elections.isEmpty());
     }
 
+    // A backend that queues waiters (Capabilities::waiterQueues) is told when a lock waiter
+    // stops waiting without a term (a release of token 0, no lease), so that it hands no
+    // lease to a session that no longer wants it. Without queues nothing is sent.
+    void aLockWaiterThatTimesOutWithdrawsWhereTheBackendQueues()
+    {
+        for (const bool queues : {false, true}) {
+            auto holder = client();
+            holder->core.acquireLock(holder->now(), a, DirectPromise | 1, 1s, false);
+            holder->settle();
+            QVERIFY(holder->resolvedTerms.value(0));
+            auto waiter = std::make_unique<EngineDriver>(ticker, store, config, 2, queues);
+            waiter->core.start(waiter->now());
+            waiter->settle();
+            waiter->core.acquireLock(waiter->now(), a, DirectPromise | 2, 500ms, false);
+            waiter->settle();
+            QVERIFY(waiter->resolved.isEmpty()); // waiting
+            EngineDriver::advance({holder.get(), waiter.get()}, 1s);
+            QCOMPARE(waiter->resolved, QList<quint64>{DirectPromise | 2});
+            QVERIFY(!waiter->resolvedTerms.value(0)); // timed out
+            const bool withdrew = std::any_of(waiter->releases.cbegin(), waiter->releases.cend(),
+                                              [&](const auto &leases) { return leases.value(a, -1) == 0; });
+            QCOMPARE(withdrew, queues);
+            // The lock's holder keeps its term; the waiter's session holds nothing.
+            QVERIFY(holder->resolvedTerms.value(0)->isValid());
+            init(); // a new store for the next round
+        }
+    }
+
     void shortenedLeaseRenewsBeforeTheLocalDeadline()
     {
         auto c = std::make_unique<EngineDriver>(ticker, store, config);

@@ -99,6 +99,46 @@ private Q_SLOTS:
         QVERIFY(future.takeResult().token() > heldToken);
     }
 
+    void releaseWhileNotListeningIsCaughtUp()
+    {
+        // PostgreSQL: a NOTIFY sent while the waiter's LISTEN connection is down (or not yet
+        // up) reaches nobody. Once it listens again, the backend publishes a hint for what it
+        // waits for, so the waiter takes the lock then, not at its poll (30 s).
+        const QUrl url = newUrl(QStringLiteral("postgresql"));
+        const QString role = QStringLiteral("w%1").arg(m_prefixes);
+        QCOMPARE(m_postgres.psql(QStringLiteral("CREATE ROLE %1 LOGIN PASSWORD '%2' IN ROLE %3")
+                                     .arg(role, m_postgres.password(), m_postgres.user())),
+                 0);
+        QUrl waiterUrl = url;
+        waiterUrl.setUserName(role);
+        auto holder = client(url, 90s, 30s);
+        auto held = holder->lock(QStringLiteral("x"))->tryAcquire();
+        QVERIFY(held.has_value());
+        const qint64 heldToken = held->token();
+        // Only now: the holder's role made the tables (the waiter's may use them, not the
+        // other way round).
+        auto waiter = client(waiterUrl, 90s, 30s);
+        auto future = waitFor(*waiter);
+        QVERIFY2(!future.isFinished(), "granted while another client held the lock");
+        // The waiter's connections ended, and none allowed again: its listener is down.
+        QCOMPARE(m_postgres.psql(QStringLiteral("ALTER ROLE %1 NOLOGIN; SELECT pg_terminate_backend(pid) FROM "
+                                                "pg_stat_activity WHERE usename = '%1'")
+                                     .arg(role)),
+                 0);
+        const auto connections = [&] {
+            QString count;
+            m_postgres.psql(QStringLiteral("SELECT count(*) FROM pg_stat_activity WHERE usename = '%1'").arg(role), &count);
+            return count.trimmed();
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(connections(), QStringLiteral("0"), 10000);
+        held->close(); // notified to nobody of the waiter's
+        QCOMPARE(m_postgres.psql(QStringLiteral("ALTER ROLE %1 LOGIN").arg(role)), 0);
+        // The listener connects again at its next probe (every second).
+        QTRY_VERIFY_WITH_TIMEOUT(future.isFinished(), 10000);
+        QVERIFY(waiter->backendMetrics()->releasedHints() >= 1);
+        QVERIFY(future.takeResult().token() > heldToken);
+    }
+
     void lostHintHandsOverByThePoll_data()
     {
         QTest::addColumn<QString>("database");

@@ -4,6 +4,8 @@
 #include "qsimba.h"
 #include "qsimbaelection.h"
 #include "qsimbaerror.h"
+#include "qsimbalock.h"
+#include "qsimbalockterm.h"
 #include "qsimbazookeeperleasebackend.h"
 #include "tcpproxy.h"
 #include "zookeeperserver.h"
@@ -98,6 +100,13 @@ class tst_ZookeeperBackend : public QObject
         }
     };
 
+    // A Collector subscribed to a backend's hints while it lives.
+    struct Listening : Collector
+    {
+        std::unique_ptr<QSimbaLeaseBackend::Subscription> subscription;
+        explicit Listening(QSimbaLeaseBackend &backend) : subscription(backend.subscribe(listener())) {}
+    };
+
     // Retries \a call while the client reconnects after a server restart (bounded).
     template<typename Call>
     static auto afterReconnect(Call call)
@@ -158,6 +167,28 @@ class tst_ZookeeperBackend : public QObject
         }
         bool connected() const { return zh && zoo_state(zh) == ZOO_CONNECTED_STATE; }
     };
+
+    // The children of \a path (empty when it does not exist), through \a raw.
+    static QStringList childrenOf(const RawClient &raw, const QString &path)
+    {
+        String_vector v{};
+        QStringList list;
+        if (zoo_get_children(raw.zh, path.toUtf8().constData(), 0, &v) != ZOK)
+            return list;
+        for (int i = 0; i < v.count; ++i)
+            list.append(QString::fromUtf8(v.data[i]));
+        deallocate_String_vector(&v);
+        return list;
+    }
+    // The session a lease znode names, "" when it is free.
+    static QString holderOf(const RawClient &raw, const QString &path)
+    {
+        char buffer[256];
+        int length = sizeof buffer;
+        if (zoo_get(raw.zh, path.toUtf8().constData(), 0, buffer, &length, nullptr) != ZOK)
+            return {};
+        return QString::fromUtf8(buffer, std::max(length, 0));
+    }
 
 private Q_SLOTS:
     void initTestCase()
@@ -420,13 +451,23 @@ private Q_SLOTS:
         loser.release(l, {{n, mine.token}});
         const auto again = holder.acquire(h, {n}).value(n);
         QVERIFY(again.isGranted && again.token > mine.token);
+        RawClient raw(server.hostPort());
+        QTRY_VERIFY_WITH_TIMEOUT(raw.connected(), 10000);
+        const auto clockVersion = [&] {
+            Stat stat{};
+            return zoo_exists(raw.zh, "/loser/clock", 0, &stat) == ZOK ? stat.version : -1;
+        };
+        const int clockBefore = clockVersion();
         const qint64 before = lastZxid();
         const auto lost = loser.acquire(l, {n}).value(n);
         const qint64 written = lastZxid() - before;
         QVERIFY(!lost.isGranted);
         QCOMPARE(lost.holder, h);
         QCOMPARE(lost.token, again.token);
-        QVERIFY2(written <= 1, qPrintable(QString::number(written)));
+        QCOMPARE(clockVersion(), clockBefore);
+        // The failed multi, and (subscribed now) the loser queues as a waiter: its node,
+        // and the first time in this queue a create that found no queue, and the queue.
+        QVERIFY2(written <= 4, qPrintable(QString::number(written)));
         // Once the loser's lease watch has listed the lease as held, its acquire writes
         // nothing at all: the lease and the holder are read, the clock is not written.
         const auto writesOfLosing = [&] {
@@ -450,6 +491,298 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(loser.acquire(l, {m}).value(m).isGranted, 5000);
         holder.closeSession(h);
         loser.closeSession(l);
+    }
+
+    // A release hands the lease to the first waiter of its queue in the same multi: the
+    // waiter's acquire then only reads (it finds the lease its own), the lease is never free
+    // in between, and waiters are served first come first.
+    void releaseHandsTheLeaseToTheFirstWaiter()
+    {
+        const auto o = options(QStringLiteral("queue"));
+        Backend x(o), w1(o), w2(o);
+        Listening cx(x), c1(w1), c2(w2);
+        const auto hx = x.openSession(30s).id, h1 = w1.openSession(30s).id, h2 = w2.openSession(30s).id;
+        const auto n = name("queued");
+        const auto t0 = x.acquire(hx, {n}).value(n);
+        QVERIFY(t0.isGranted);
+        QVERIFY(w1.keepAlive(h1, 30s, {}).isLive); // each has seen the server's clock
+        QVERIFY(w2.keepAlive(h2, 30s, {}).isLive);
+        QVERIFY(!w1.acquire(h1, {n}).value(n).isGranted); // first in the queue
+        QVERIFY(!w2.acquire(h2, {n}).value(n).isGranted); // second
+        RawClient raw(server.hostPort());
+        QTRY_VERIFY_WITH_TIMEOUT(raw.connected(), 10000);
+        const QString queue = QStringLiteral("/queue/waiters/queued");
+        QCOMPARE(childrenOf(raw, queue).size(), 2);
+
+        // The holder's acquire of its own lease answers its term again, and reads the queue:
+        // its release hands the lease to w1, the first.
+        QCOMPARE(x.acquire(hx, {n}).value(n).token, t0.token);
+        x.release(hx, {{n, t0.token}});
+        QCOMPARE(holderOf(raw, QStringLiteral("/queue/leases/queued")), h1.toString());
+        QTRY_VERIFY_WITH_TIMEOUT(c1.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
+        const auto t1 = w1.acquire(h1, {n}).value(n);
+        QVERIFY(t1.isGranted);
+        QVERIFY(t1.token > t0.token);
+        QCOMPARE(childrenOf(raw, queue).size(), 1); // w1 left the queue
+        // w2 knows the lease as held: its acquire writes nothing.
+        const auto writesOfWaiting = [&] {
+            const qint64 start = lastZxid();
+            const auto r = w2.acquire(h2, {n}).value(n);
+            return r.isGranted || r.holder != h1 ? qint64(-1) : lastZxid() - start;
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(writesOfWaiting(), qint64(0), 5000);
+
+        // w1 read the queue with its grant: its release hands the lease to w2, one write.
+        c2.clear();
+        const qint64 beforeRelease = lastZxid();
+        w1.release(h1, {{n, t1.token}});
+        QCOMPARE(lastZxid() - beforeRelease, 1);
+        QCOMPARE(holderOf(raw, QStringLiteral("/queue/leases/queued")), h2.toString());
+        QVERIFY(childrenOf(raw, queue).isEmpty()); // w2's node went with the handover
+        QTRY_VERIFY_WITH_TIMEOUT(c2.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
+        const qint64 beforeGrant = lastZxid();
+        const auto t2 = w2.acquire(h2, {n}).value(n);
+        QVERIFY(t2.isGranted);
+        QVERIFY(t2.token > t1.token);
+        QCOMPARE(lastZxid() - beforeGrant, 0); // the release was the grant
+        QVERIFY(w2.keepAlive(h2, 30s, {}).owned.contains(n));
+        QVERIFY(!w1.keepAlive(h1, 30s, {}).owned.contains(n));
+
+        // The others see w2 holding it with that token; a stale release by w1 is a no-op.
+        w1.release(h1, {{n, t1.token}});
+        const auto seen = x.acquire(hx, {n}).value(n);
+        QVERIFY(!seen.isGranted);
+        QCOMPARE(seen.holder, h2);
+        QCOMPARE(seen.token, t2.token);
+        // And w2's release hands it on to x, queued by that acquire (w2 reads the queue again).
+        QCOMPARE(w2.acquire(h2, {n}).value(n).token, t2.token);
+        w2.release(h2, {{n, t2.token}});
+        QCOMPARE(holderOf(raw, QStringLiteral("/queue/leases/queued")), hx.toString());
+        const auto t3 = x.acquire(hx, {n}).value(n);
+        QVERIFY(t3.isGranted);
+        QVERIFY(t3.token > t2.token);
+        x.release(hx, {{n, t3.token}});
+        QCOMPARE(holderOf(raw, QStringLiteral("/queue/leases/queued")), QString()); // nobody waits: deleted
+        for (auto [b, s] : {std::pair{&x, hx}, {&w1, h1}, {&w2, h2}})
+            b->closeSession(s);
+    }
+
+    // A lock cycled by one client (whose acquire of a name it released last lists nothing)
+    // keeps the queue's watch across its cycles: a waiter that queues while it holds the
+    // lock is handed the lock by the next release.
+    void anUncontendedHolderHandsOverToANewWaiter()
+    {
+        const auto o = options(QStringLiteral("cycled"));
+        Backend x(o), w(o);
+        Listening cx(x), cw(w);
+        const auto hx = x.openSession(30s).id, hw = w.openSession(30s).id;
+        const auto n = name("lock");
+        RawClient raw(server.hostPort());
+        QTRY_VERIFY_WITH_TIMEOUT(raw.connected(), 10000);
+        QSimbaLeaseBackend::AcquireResult t;
+        for (int cycle = 0; cycle < 3; ++cycle) { // released here: the acquires list no queue
+            t = x.acquire(hx, {n}).value(n);
+            QVERIFY(t.isGranted);
+            if (cycle < 2)
+                x.release(hx, {{n, t.token}});
+        }
+        QVERIFY(w.keepAlive(hw, 30s, {}).isLive);
+        QVERIFY(!w.acquire(hw, {n}).value(n).isGranted); // queues
+        // The queue's change reached x before the answer of its next call, and the listing
+        // it sent then is answered before the call after that.
+        QVERIFY(x.keepAlive(hx, 30s, {}).isLive);
+        QVERIFY(x.keepAlive(hx, 30s, {}).isLive);
+        x.release(hx, {{n, t.token}});
+        QCOMPARE(holderOf(raw, QStringLiteral("/cycled/leases/lock")), hw.toString());
+        QTRY_VERIFY_WITH_TIMEOUT(cw.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
+        const auto mine = w.acquire(hw, {n}).value(n);
+        QVERIFY(mine.isGranted);
+        QVERIFY(mine.token > t.token);
+        x.closeSession(hx);
+        w.closeSession(hw);
+    }
+
+    // A handover wakes only the waiter it hands the lease to: the others of the queue are not
+    // hinted (each would read the lease, its session and the queue to find it still held).
+    void aHandoverWakesOnlyItsWaiter()
+    {
+        const auto o = options(QStringLiteral("wake"));
+        Backend x(o), w1(o), w2(o);
+        Listening cx(x), c1(w1), c2(w2);
+        const auto hx = x.openSession(30s).id, h1 = w1.openSession(30s).id, h2 = w2.openSession(30s).id;
+        const auto n = name("lock");
+        const auto t0 = x.acquire(hx, {n}).value(n);
+        QVERIFY(t0.isGranted);
+        for (auto [b, s] : {std::pair{&w1, h1}, {&w2, h2}}) {
+            QVERIFY(b->keepAlive(s, 30s, {}).isLive);
+            QVERIFY(!b->acquire(s, {n}).value(n).isGranted);
+        }
+        QCOMPARE(x.acquire(hx, {n}).value(n).token, t0.token); // reads the queue
+        // Each waiter's watch request is answered before its next call's answer.
+        QVERIFY(w1.keepAlive(h1, 30s, {}).isLive);
+        QVERIFY(w2.keepAlive(h2, 30s, {}).isLive);
+        c1.clear();
+        c2.clear();
+        x.release(hx, {{n, t0.token}});
+        QTRY_VERIFY_WITH_TIMEOUT(c1.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
+        // The event reached w2 before the answer of its next call, and the read it sent then
+        // is answered before the call after that.
+        QVERIFY(w2.keepAlive(h2, 30s, {}).isLive);
+        QVERIFY(w2.keepAlive(h2, 30s, {}).isLive);
+        QVERIFY(!c2.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()));
+        // w1 takes it and hands it on: now w2 is woken.
+        const auto t1 = w1.acquire(h1, {n}).value(n);
+        QVERIFY(t1.isGranted);
+        w1.release(h1, {{n, t1.token}});
+        QTRY_VERIFY_WITH_TIMEOUT(c2.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
+        QVERIFY(w2.acquire(h2, {n}).value(n).isGranted);
+        for (auto [b, s] : {std::pair{&x, hx}, {&w1, h1}, {&w2, h2}})
+            b->closeSession(s);
+    }
+
+    // A waiter whose session is gone (swept, its client crashed) gets no lease: the handover
+    // to it fails, its node is removed, and the lease is released for the others.
+    void aWaiterWhoseSessionIsGoneGetsNothing()
+    {
+        const auto o = options(QStringLiteral("gone"));
+        Backend x(o), w1(o), w2(o), w3(o);
+        Listening cx(x), c1(w1), c2(w2), c3(w3);
+        const auto hx = x.openSession(30s).id, h1 = w1.openSession(30s).id, h2 = w2.openSession(30s).id,
+                   h3 = w3.openSession(30s).id;
+        const auto n = name("lock");
+        const auto t0 = x.acquire(hx, {n}).value(n);
+        QVERIFY(t0.isGranted);
+        for (auto [b, s] : {std::pair{&w1, h1}, {&w2, h2}, {&w3, h3}}) {
+            QVERIFY(b->keepAlive(s, 30s, {}).isLive);
+            QVERIFY(!b->acquire(s, {n}).value(n).isGranted);
+        }
+        x.release(hx, {{n, t0.token}});
+        QTRY_VERIFY_WITH_TIMEOUT(c1.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
+        const auto t1 = w1.acquire(h1, {n}).value(n);
+        QVERIFY(t1.isGranted); // w1 listed the queue (w2, w3) with its grant
+
+        // w2's session is removed behind its back, as a sweep of a crashed client does.
+        RawClient raw(server.hostPort());
+        QTRY_VERIFY_WITH_TIMEOUT(raw.connected(), 10000);
+        const QByteArray gone = QByteArrayLiteral("/gone/sessions/") + h2.toString().toUtf8();
+        QCOMPARE(zoo_delete(raw.zh, gone.constData(), -1), int(ZOK));
+        c3.clear();
+        w1.release(h1, {{n, t1.token}});
+        const QString lease = QStringLiteral("/gone/leases/lock");
+        QVERIFY(holderOf(raw, lease) != h2.toString());
+        const QStringList queue = childrenOf(raw, QStringLiteral("/gone/waiters/lock"));
+        QVERIFY2(std::none_of(queue.cbegin(), queue.cend(), [&](const QString &w) { return w.startsWith(h2.toString()); }),
+                 qPrintable(queue.join(u' ')));
+        // w3 is told, and gets it.
+        QTRY_VERIFY_WITH_TIMEOUT(c3.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
+        const auto t3 = w3.acquire(h3, {n}).value(n);
+        QVERIFY(t3.isGranted);
+        QVERIFY(t3.token > t1.token);
+        QCOMPARE(holderOf(raw, lease), h3.toString());
+        QVERIFY_THROWS_EXCEPTION(QSimbaSessionExpiredError, w2.acquire(h2, {name("other")}));
+        for (auto [b, s] : {std::pair{&x, hx}, {&w1, h1}, {&w3, h3}})
+            b->closeSession(s);
+    }
+
+    // A waiter that stops waiting (release with token 0, which QSimba sends when a lock's
+    // wait times out or is interrupted) leaves the queue: the next release is no handover to
+    // it. Closing a session leaves its queues too.
+    void aWaiterThatStopsWaitingLeavesTheQueue()
+    {
+        const auto o = options(QStringLiteral("withdraw"));
+        Backend x(o), w(o);
+        Listening cx(x), cw(w);
+        QVERIFY(w.capabilities().waiterQueues);
+        const auto hx = x.openSession(30s).id, hw = w.openSession(30s).id;
+        const auto n = name("lock");
+        RawClient raw(server.hostPort());
+        QTRY_VERIFY_WITH_TIMEOUT(raw.connected(), 10000);
+        const QString queue = QStringLiteral("/withdraw/waiters/lock");
+        const QString lease = QStringLiteral("/withdraw/leases/lock");
+        QVERIFY(w.keepAlive(hw, 30s, {}).isLive);
+        for (int round = 0; round < 2; ++round) {
+            const auto t = x.acquire(hx, {n}).value(n);
+            QVERIFY(t.isGranted);
+            QVERIFY(!w.acquire(hw, {n}).value(n).isGranted);
+            QCOMPARE(childrenOf(raw, queue).size(), 1);
+            // The holder's acquire of its own lease answers its term again, and reads the queue.
+            QCOMPARE(x.acquire(hx, {n}).value(n).token, t.token);
+            if (round == 0)
+                w.release(hw, {{n, 0}}); // stops waiting
+            else
+                w.closeSession(hw);
+            QVERIFY(childrenOf(raw, queue).isEmpty());
+            x.release(hx, {{n, t.token}});
+            QCOMPARE(holderOf(raw, lease), QString()); // released, not handed to w
+        }
+        x.closeSession(hx);
+    }
+
+    // A client that does not queue (one of an older version, or one without hints) beside
+    // one that does: the old holder's release deletes the lease, the waiter is told and
+    // creates it, and leaves its queue (nothing is handed to it later); an old waiter gets
+    // the lease when the queue is empty, and is told by the deletion.
+    void aClientThatDoesNotQueueWorksBeside()
+    {
+        const auto o = options(QStringLiteral("mixed"));
+        Backend old(o), w(o); // `old` never subscribes: it neither queues nor hands over
+        Listening cw(w);
+        const auto ho = old.openSession(30s).id, hw = w.openSession(30s).id;
+        const auto n = name("lock");
+        RawClient raw(server.hostPort());
+        QTRY_VERIFY_WITH_TIMEOUT(raw.connected(), 10000);
+        const QString queue = QStringLiteral("/mixed/waiters/lock");
+        const QString lease = QStringLiteral("/mixed/leases/lock");
+        const auto t0 = old.acquire(ho, {n}).value(n);
+        QVERIFY(t0.isGranted);
+        QVERIFY(w.keepAlive(hw, 30s, {}).isLive);
+        QVERIFY(!w.acquire(hw, {n}).value(n).isGranted);
+        QCOMPARE(childrenOf(raw, queue).size(), 1);
+        old.release(ho, {{n, t0.token}});
+        QCOMPARE(holderOf(raw, lease), QString()); // deleted: the old client hands nothing over
+        QTRY_VERIFY_WITH_TIMEOUT(cw.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
+        const auto t1 = w.acquire(hw, {n}).value(n);
+        QVERIFY(t1.isGranted);
+        // Granted otherwise: it leaves the queue (sent with the grant, not waited for).
+        QTRY_VERIFY_WITH_TIMEOUT(childrenOf(raw, queue).isEmpty(), 5000);
+        // The old client waits beside: not queued, the lease is deleted for it.
+        const auto waiting = old.acquire(ho, {n}).value(n);
+        QVERIFY(!waiting.isGranted);
+        QCOMPARE(waiting.holder, hw);
+        QVERIFY(childrenOf(raw, queue).isEmpty());
+        w.release(hw, {{n, t1.token}});
+        QCOMPARE(holderOf(raw, lease), QString());
+        const auto t2 = old.acquire(ho, {n}).value(n);
+        QVERIFY(t2.isGranted);
+        QVERIFY(t2.token > t1.token);
+        old.closeSession(ho);
+        w.closeSession(hw);
+    }
+
+    // A lock waiter whose wait timed out is no waiter any more: the lock goes to the next
+    // one at once, not to the session that gave up (which would hold it until its next
+    // keepAlive reported it, a third of the lease later).
+    void aLockWaiterThatTimedOutIsSkipped()
+    {
+        const auto o = options(QStringLiteral("timedout"));
+        const auto config = QSimbaConfig::builder().leaseDuration(60s).build(); // keepAlive every 20 s
+        auto make = [&] { return QSimba::builder().backend(std::make_unique<Backend>(o)).config(config).build(); };
+        auto a = make(), b = make(), c = make();
+        auto term = a->lock(QStringLiteral("l"))->acquire(10s);
+        QVERIFY_THROWS_EXCEPTION(QSimbaLockTimeoutError, b->lock(QStringLiteral("l"))->acquire(300ms));
+        auto waiting = c->lock(QStringLiteral("l"))->acquireAsync(60s);
+        RawClient raw(server.hostPort());
+        QTRY_VERIFY_WITH_TIMEOUT(raw.connected(), 10000);
+        // b left the queue; c is in it.
+        QTRY_COMPARE_WITH_TIMEOUT(childrenOf(raw, QStringLiteral("/timedout/waiters/l")).size(), 1, 5000);
+        QElapsedTimer timer;
+        timer.start();
+        term.close();
+        QTRY_VERIFY_WITH_TIMEOUT(waiting.isFinished(), 40000);
+        qInfo("the lock reached the waiter %lld ms after the release", timer.elapsed());
+        QVERIFY2(timer.elapsed() < 10000, qPrintable(QString::number(timer.elapsed())));
+        auto next = waiting.takeResult();
+        next.close();
     }
 
     void concurrentTakeoverHasOneWinner()
