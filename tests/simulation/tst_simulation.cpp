@@ -1405,7 +1405,10 @@ private Q_SLOTS:
                                      .arg(recorded.value(at), replayed.value(at))));
             }
         }
-        QVERIFY2(inputs > 5000 && outputs > 5000 && workBegun > 10,
+        // Thousands of each: a replay of real traffic, not of a few steps. (Seed 2's run is
+        // not the same with every compiler: 8,003 inputs and 5,316 effects with GCC 12, 7,883
+        // and 4,820 with Clang 14.)
+        QVERIFY2(inputs > 3000 && outputs > 3000 && workBegun > 10,
                  qPrintable(QStringLiteral("%1 inputs, %2 effects, %3 works begun").arg(inputs).arg(outputs).arg(workBegun)));
     }
 
