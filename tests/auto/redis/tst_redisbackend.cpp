@@ -447,7 +447,11 @@ void tst_RedisBackend::aCallIsOneWriteAndOneRead()
     QVERIFY2(before.first >= 0 && before.second >= 0, "no /proc/thread-self/io");
     QCOMPARE(after.second - before.second, 11);
     QCOMPARE(after.first - before.first - 1, 11); // less the read of the first look
-    QCOMPARE(polls, 0);
+    // Before, each call polled before its write and before its read: 22. Now none, unless the
+    // thread was held up for more than a millisecond between a write and its read (a loaded
+    // machine, a sanitizer build): that read then waits in poll() to keep the command's
+    // limit exact. So fewer than one per call, whatever the machine does.
+    QVERIFY2(polls < 11, qPrintable(QStringLiteral("%1 polls in 11 calls").arg(polls)));
 }
 
 void tst_RedisBackend::unreachableServerFailsInBoundedTime()
