@@ -64,6 +64,14 @@ QString SqlServerTest::newPrefix()
     return QStringLiteral("t%1_%2_").arg(QCoreApplication::applicationPid()).arg(++m_prefixes);
 }
 
+QString SqlServerTest::newPrefixWithSchema()
+{
+    const QString prefix = newPrefix();
+    const auto maker = Backend::fromUrl(url(QStringLiteral("prefix=%1").arg(prefix)));
+    maker->closeSession(maker->openSession(10s).id);
+    return prefix;
+}
+
 QUrl SqlServerTest::withPassword(const QString &password, const QString &query) const
 {
     QUrl u = url(query);
@@ -125,7 +133,7 @@ void SqlServerTest::lostConnectionIsReopened()
 
 void SqlServerTest::lockWaitIsBounded()
 {
-    const QString prefix = newPrefix();
+    const QString prefix = newPrefixWithSchema();
     const QString query = QStringLiteral("prefix=%1&statementTimeout=300ms").arg(prefix);
     const auto b = Backend::fromUrl(url(query));
     const auto s = b->openSession(10s).id;
@@ -404,7 +412,7 @@ QUrl SqlServerTest::viaPort(QUrl u, quint16 port)
 
 void SqlServerTest::frozenServerFailsEveryCallInBoundedTime()
 {
-    const auto b = Backend::fromUrl(url(QStringLiteral("prefix=%1&statementTimeout=500ms&connectTimeout=1s").arg(newPrefix())));
+    const auto b = Backend::fromUrl(url(QStringLiteral("prefix=%1&statementTimeout=500ms&connectTimeout=1s").arg(newPrefixWithSchema())));
     const auto s = b->openSession(30s).id; // the connection is open
     Frozen frozen(serverPid());
     // The first call runs on the open connection (the watchdog aborts it), the others
@@ -419,7 +427,7 @@ void SqlServerTest::blackHoledServerFailsEveryCallInBoundedTime()
     TcpProxy proxy(QStringLiteral("127.0.0.1"), serverPort());
     QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
     const auto b = Backend::fromUrl(
-        viaPort(url(QStringLiteral("prefix=%1&statementTimeout=500ms&connectTimeout=1s").arg(newPrefix())), proxy.port()));
+        viaPort(url(QStringLiteral("prefix=%1&statementTimeout=500ms&connectTimeout=1s").arg(newPrefixWithSchema())), proxy.port()));
     const auto s = b->openSession(30s).id;
     proxy.setMode(TcpProxy::Mode::BlackHole);
     everyCallFailsInBoundedTime(*b, s);
@@ -434,7 +442,7 @@ void SqlServerTest::resetConnectionsFailFastAndRecover()
 {
     TcpProxy proxy(QStringLiteral("127.0.0.1"), serverPort());
     QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
-    const auto b = Backend::fromUrl(viaPort(url(QStringLiteral("prefix=%1&statementTimeout=500ms").arg(newPrefix())), proxy.port()));
+    const auto b = Backend::fromUrl(viaPort(url(QStringLiteral("prefix=%1&statementTimeout=500ms").arg(newPrefixWithSchema())), proxy.port()));
     const auto s = b->openSession(30s).id;
     proxy.setMode(TcpProxy::Mode::Reset);
     const Timed t = timed([&] { b->keepAlive(s, 10s, {}); });
@@ -449,7 +457,7 @@ void SqlServerTest::closeReturnsWhileTheServerIsFrozen()
     auto config = QSimbaConfig::builder().leaseDuration(6s).build();
     auto client = QSimba::builder()
                       .backend(Backend::fromUrl(url(QStringLiteral("prefix=%1&statementTimeout=500ms&connectTimeout=1s")
-                                                        .arg(newPrefix()))))
+                                                        .arg(newPrefixWithSchema()))))
                       .config(config)
                       .build();
     auto term = client->lock(QStringLiteral("held"))->tryAcquire();
@@ -470,7 +478,7 @@ void SqlServerTest::subscriptionEndsWhileTheServerIsFrozen()
     // PostgreSQL's subscription probes its connection every second, MariaDB's reads the rows
     // its client waits for: with the server frozen the probe or read blocks, and destroying
     // the subscription must not wait for it.
-    const auto b = Backend::fromUrl(url(QStringLiteral("prefix=%1&statementTimeout=500ms&connectTimeout=1s").arg(newPrefix())));
+    const auto b = Backend::fromUrl(url(QStringLiteral("prefix=%1&statementTimeout=500ms&connectTimeout=1s").arg(newPrefixWithSchema())));
     const auto s = b->openSession(30s).id, w = b->openSession(30s).id;
     std::atomic<int> hints{0};
     auto subscription = b->subscribe([&](const QSimbaLeaseBackend::Hint &) { ++hints; });

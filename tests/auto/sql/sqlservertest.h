@@ -46,6 +46,12 @@ protected:
 
     //! A table prefix no other test uses.
     QString newPrefix();
+    //! A new prefix whose tables an instance with the default statement timeout made. A
+    //! test's short statementTimeout is also the server's idle-in-transaction timeout, and the
+    //! schema's creation, one transaction of many statements, was ended by it under ASan
+    //! beside five other tests (PostgreSQL: "terminating connection due to
+    //! idle-in-transaction timeout", which left the test function).
+    QString newPrefixWithSchema();
     //! \a query with \a url's password replaced by \a password.
     QUrl withPassword(const QString &password, const QString &query = {}) const;
 
