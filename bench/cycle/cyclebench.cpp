@@ -15,7 +15,12 @@
 // each on its own thread, 100 cycles each on one lock: cycles per second and overlaps
 // (two holders at once; must be 0).
 //
-//   qsimba_bench_cycle [--cycles N] [--handoff N] [--contend N] [memory] [redis] [zookeeper]
+//   qsimba_bench_cycle [--cycles N] [--handoff N] [--contend N] [--warmup S] [memory] [redis] [zookeeper]
+//
+// ZooKeeper's server is warmed up first (--warmup, at most 60 s by default; bench/suite/warmup.h):
+// its JVM compiles the request paths while it runs, and a long-running ensemble is warm. The
+// warm-up prints one line per block, and the server's own latencies (`mntr`) are printed for
+// the warm-up's blocks and for the measured cycles.
 //
 // Servers are started with the tests' fixtures (loopback, free port, temporary directory).
 #include "qsimba.h"
@@ -27,6 +32,7 @@
 #include "qsimbazookeeperleasebackend.h"
 
 #include "redisserver.h"
+#include "warmup.h"
 #include "zookeeperserver.h"
 
 #include <hiredis/hiredis.h>
@@ -44,6 +50,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 using namespace std::chrono_literals;
@@ -83,6 +90,10 @@ struct Target
     //! Optional: called before and after up to 500 more cycles, after the timed ones (to
     //! print what the server spent on them).
     std::function<void(bool before)> serverTime = {};
+    //! Optional: the server's `mntr` answer (ZooKeeper), for its own latencies.
+    std::function<QByteArray()> mntr = {};
+    //! The warm-up's limits in seconds (see Bench::warmUp()); max ≤ 0: none.
+    double warmupMinS = 0, warmupMaxS = 0;
 };
 
 std::unique_ptr<QSimba> client(std::unique_ptr<QSimbaLeaseBackend> backend)
@@ -147,6 +158,47 @@ int runTarget(const Target &target, int cycles, int handoffs, int contenders)
     // A new Redis server grants nothing before it ran maxLease (the recovery guard): the
     // first acquire waits for that.
     lock->acquire(60s).close();
+    if (target.warmupMaxS > 0) {
+        // The server warmed up on the measured work (Bench::warmUp()): the raw calls and the
+        // cycle alternated as below, and every tenth round a second client that finds the
+        // lock held (its HeldBy answer, its waiter node and its withdrawal).
+        auto second = client(target.make());
+        QSimbaLock *secondLock = second->lock(QStringLiteral("bench.cycle"));
+        constexpr size_t N = 3;
+        std::array<const char *, N> names{"raw read", "raw write", "cycle"};
+        qint64 rounds = 0;
+        QByteArray mntrBefore;
+        const auto result = Bench::warmUp<N>(
+            names,
+            [&] {
+                std::array<double, N> times{};
+                for (qsizetype r = 0; r < target.raws.size() && r < 2; ++r) {
+                    t.start();
+                    target.raws[r].run();
+                    times[size_t(r)] = elapsedUs(t) / 1000;
+                }
+                t.start();
+                QSimbaLockTerm term = lock->acquire(5s);
+                if (++rounds % 10 == 0 && secondLock->tryAcquire())
+                    std::fprintf(stderr, "%s: the second client got a held lock\n", qPrintable(target.name));
+                term.close();
+                times[2] = elapsedUs(t) / 1000;
+                QCoreApplication::processEvents();
+                return times;
+            },
+            target.warmupMinS, target.warmupMaxS, stdout,
+            target.mntr ? std::function<QString(bool)>([&](bool start) {
+                if (start) {
+                    mntrBefore = target.mntr();
+                    return QString();
+                }
+                return Bench::mntrDelta(mntrBefore, target.mntr());
+            })
+                        : std::function<QString(bool)>());
+        Q_UNUSED(result);
+        second->close();
+    }
+    const QByteArray mntrStart = target.mntr ? target.mntr() : QByteArray();
     qint64 acquiresBefore = 0, releasesBefore = 0, keepAlivesBefore = 0;
     for (int i = -warmup; i < cycles; ++i) {
         if (i == 0) {
@@ -198,6 +250,11 @@ int runTarget(const Target &target, int cycles, int handoffs, int contenders)
     row("release", release);
     for (qsizetype r = 0; r < raws.size(); ++r)
         row(qPrintable(QStringLiteral("raw %1").arg(target.raws[r].name)), raws[r]);
+    if (target.mntr) {
+        const QString server = Bench::mntrDelta(mntrStart, target.mntr());
+        if (!server.isEmpty())
+            std::printf("  the measured rounds' %s\n", qPrintable(server));
+    }
     if (target.serverTime) {
         // Apart from the timed cycles: logging every command costs the server time too.
         target.serverTime(true);
@@ -315,11 +372,22 @@ int main(int argc, char **argv)
                       QStringLiteral("n"), QStringLiteral("0")});
     parser.addOption({QStringLiteral("contend"), QStringLiteral("Also run N clients x 100 cycles on one lock."),
                       QStringLiteral("n"), QStringLiteral("0")});
+    parser.addOption({QStringLiteral("warmup"),
+                      QStringLiteral("Warm the server up for at most S seconds before measuring, until its rates "
+                                     "settle (default: 60 for ZooKeeper, whose JVM compiles its request paths "
+                                     "while it runs; 0 for the others). 0: none."),
+                      QStringLiteral("S"), QStringLiteral("-1")});
     parser.addPositionalArgument(QStringLiteral("backends"), QStringLiteral("memory, redis, zookeeper (default: all)"));
     parser.process(app);
     const int cycles = std::max(10, parser.value(QStringLiteral("cycles")).toInt());
     const int handoffs = std::max(0, parser.value(QStringLiteral("handoff")).toInt());
     const int contenders = std::max(0, parser.value(QStringLiteral("contend")).toInt());
+    const double warmupArg = parser.value(QStringLiteral("warmup")).toDouble();
+    // The warm-up's limits: at least 10 s (a JIT compiles in bursts) unless less is asked.
+    const auto warmupOf = [warmupArg](double byDefault) {
+        const double max = warmupArg < 0 ? byDefault : warmupArg;
+        return std::pair{std::min(10.0, max), max};
+    };
     QStringList wanted = parser.positionalArguments();
     if (wanted.isEmpty())
         wanted = {QStringLiteral("memory"), QStringLiteral("redis"), QStringLiteral("zookeeper")};
@@ -328,8 +396,9 @@ int main(int argc, char **argv)
         try {
             if (which == u"memory") {
                 const QString store = QStringLiteral("bench-cycle");
-                rc |= runTarget({which, [store] { return std::make_unique<QSimbaMemoryLeaseBackend>(store); }, {}},
-                                cycles, handoffs, contenders);
+                Target target{which, [store] { return std::make_unique<QSimbaMemoryLeaseBackend>(store); }, {}};
+                std::tie(target.warmupMinS, target.warmupMaxS) = warmupOf(0);
+                rc |= runTarget(target, cycles, handoffs, contenders);
             } else if (which == u"redis") {
                 RedisServer server;
                 if (!server.start()) {
@@ -349,11 +418,12 @@ int main(int argc, char **argv)
                 };
                 QUrl url = server.url();
                 url.setQuery(QStringLiteral("maxLease=10s")); // the guard's wait: 10 s, once
-                rc |= runTarget({which, [url] { return QSimbaRedisLeaseBackend::fromUrl(url); },
-                                 {{QStringLiteral("PING"), [command] { return command("PING"); }},
-                                  {QStringLiteral("SET"), [command] { return command("SET bench:raw x"); }}},
-                                 [raw, command, cycles](bool before) { redisScriptTimes(raw, command, cycles, before); }},
-                                cycles, handoffs, contenders);
+                Target target{which, [url] { return QSimbaRedisLeaseBackend::fromUrl(url); },
+                              {{QStringLiteral("PING"), [command] { return command("PING"); }},
+                               {QStringLiteral("SET"), [command] { return command("SET bench:raw x"); }}},
+                              [raw, command, cycles](bool before) { redisScriptTimes(raw, command, cycles, before); }};
+                std::tie(target.warmupMinS, target.warmupMaxS) = warmupOf(0);
+                rc |= runTarget(target, cycles, handoffs, contenders);
                 redisFree(raw);
             } else if (which == u"zookeeper") {
                 ZookeeperServer server;
@@ -376,14 +446,16 @@ int main(int argc, char **argv)
                 }
                 zoo_create(zh, "/bench-raw", "x", 1, &ZOO_OPEN_ACL_UNSAFE, 0, nullptr, 0);
                 const QString url = QStringLiteral("zookeeper://%1/bench").arg(server.hostPort());
-                rc |= runTarget({which, [url] { return QSimbaZookeeperLeaseBackend::fromUrl(url); },
-                                 {{QStringLiteral("exists"),
-                                   [zh] {
-                                       Stat stat;
-                                       return zoo_exists(zh, "/bench-raw", 0, &stat) == ZOK;
-                                   }},
-                                  {QStringLiteral("set"), [zh] { return zoo_set(zh, "/bench-raw", "y", 1, -1) == ZOK; }}}},
-                                cycles, handoffs, contenders);
+                Target target{which, [url] { return QSimbaZookeeperLeaseBackend::fromUrl(url); },
+                              {{QStringLiteral("exists"),
+                                [zh] {
+                                    Stat stat;
+                                    return zoo_exists(zh, "/bench-raw", 0, &stat) == ZOK;
+                                }},
+                               {QStringLiteral("set"), [zh] { return zoo_set(zh, "/bench-raw", "y", 1, -1) == ZOK; }}}};
+                target.mntr = [&server] { return server.fourLetterWord("mntr"); };
+                std::tie(target.warmupMinS, target.warmupMaxS) = warmupOf(60);
+                rc |= runTarget(target, cycles, handoffs, contenders);
                 zookeeper_close(zh);
             } else {
                 std::fprintf(stderr, "unknown backend \"%s\" (memory, redis, zookeeper)\n", qPrintable(which));

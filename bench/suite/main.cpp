@@ -12,6 +12,7 @@
 // B is one of memory, sqlite, postgres, mariadb, redis, zookeeper, etcd. bench/run.sh runs
 // them all.
 #include "suite.h"
+#include "warmup.h"
 
 #include "qsimba.h"
 #include "qsimbabackendfactory.h"
@@ -144,6 +145,8 @@ struct Server
     QString url, where, user, password, database;
     std::function<void()> stop;
     std::shared_ptr<void> keep; // the fixture
+    std::function<QByteArray()> mntr = {}; // ZooKeeper's `mntr` answer, for its own latencies
+    double warmupS = 0; // the warm-up's limit by default (Bench::warmUp()); 0: none
 };
 
 Server startServer(const QString &backend, const QString &tempDir)
@@ -198,6 +201,9 @@ Server startServer(const QString &backend, const QString &tempDir)
         started(server, QStringLiteral("ZooKeeper"));
         s.where = server->hostPort();
         s.url = QStringLiteral("zookeeper://") + s.where + QStringLiteral("/bench");
+        s.mntr = [server] { return server->fourLetterWord("mntr"); };
+        // A fresh JVM compiles its request paths while it runs: up to 60 s until the rates settle.
+        s.warmupS = 60;
         return s;
     }
 #endif
@@ -341,9 +347,9 @@ struct Row
 class Run
 {
 public:
-    Run(QString backend, Server server, Profile profile, QString tempDir, QStringList only)
+    Run(QString backend, Server server, Profile profile, QString tempDir, QStringList only, double warmupS)
         : m_backend(std::move(backend)), m_server(std::move(server)), m_profile(profile), m_tempDir(std::move(tempDir)),
-          m_only(std::move(only))
+          m_only(std::move(only)), m_warmupS(warmupS < 0 ? m_server.warmupS : warmupS)
     {
     }
 
@@ -450,6 +456,9 @@ private:
         auto simba = makeClient(m_server.url, LockLease);
         QSimbaLock *lock = simba->lock(QStringLiteral("bench.cycle"));
         Samples read, write, cycle, acquire, release;
+        if (m_warmupS > 0)
+            warmUpServer(raw.get(), lock);
+        const QByteArray mntrStart = m_server.mntr ? m_server.mntr() : QByteArray();
         const qint64 started = monoNs();
         const int warmup = std::max(10, m_profile.cycles / 10);
         for (int i = -warmup; i < m_profile.cycles; ++i) {
@@ -504,6 +513,53 @@ private:
         }
         addTime(QStringLiteral("acquire"), acquire);
         addTime(QStringLiteral("release"), release);
+        if (m_server.mntr) {
+            const QString server = mntrDelta(mntrStart, m_server.mntr());
+            add({QStringLiteral("server"), 0, 0, 0, -1, -1, server, QStringLiteral("during the lock cycles, ") + server});
+        }
+    }
+
+    //! The server warmed up (Bench::warmUp()) on the lock cycle's work: the raw read and
+    //! write and the cycle, alternated as measured, so that the baseline is warmed as the
+    //! cycle is; every tenth round a second client finds the lock held (its HeldBy answer,
+    //! its waiter node and its withdrawal). Its summary is a row of the listing.
+    void warmUpServer(RawClient *raw, QSimbaLock *lock)
+    {
+        auto second = makeClient(m_server.url, LockLease);
+        QSimbaLock *secondLock = second->lock(lock->name().toString());
+        constexpr size_t N = 3;
+        qint64 rounds = 0;
+        QByteArray mntrBefore;
+        const std::function<QString(bool)> serverStats = [&](bool start) {
+            if (start) {
+                mntrBefore = m_server.mntr();
+                return QString();
+            }
+            return mntrDelta(mntrBefore, m_server.mntr());
+        };
+        const auto result = warmUp<N>(
+            {"raw read", "raw write", "cycle"},
+            [&] {
+                std::array<double, N> times{};
+                if (raw) {
+                    qint64 t = monoNs();
+                    raw->read();
+                    times[0] = msSince(t);
+                    t = monoNs();
+                    raw->write();
+                    times[1] = msSince(t);
+                }
+                const qint64 t = monoNs();
+                QSimbaLockTerm term = lock->acquire(LockLease);
+                if (++rounds % 10 == 0 && secondLock->tryAcquire())
+                    fail(QStringLiteral("a second client was granted a held lock"));
+                term.close();
+                times[2] = msSince(t);
+                return times;
+            },
+            std::min(10.0, m_warmupS), m_warmupS, stderr, m_server.mntr ? serverStats : std::function<QString(bool)>());
+        second->close();
+        add({QStringLiteral("warmup"), result.rounds, result.seconds * 1000, 0, -1, -1, result.summary, result.summary});
     }
 
     // 4 processes × N cycles on one lock; each holder checks the shared record under the lock.
@@ -829,6 +885,7 @@ private:
     double m_rtt = 0, m_write = 0;
     QStringList m_failures;
     QStringList m_only; // first words of the figures to run (the first grant and the lock cycle always run)
+    double m_warmupS;   // the warm-up's limit in seconds (0: none)
 };
 
 // ---- the table
@@ -922,6 +979,11 @@ int main(int argc, char **argv)
     parser.addOption({QStringLiteral("only"), QStringLiteral("Only these figures besides the lock cycle (development): "
                                                             "first, 4, handoff, graceful, crash."),
                       QStringLiteral("list")});
+    parser.addOption({QStringLiteral("warmup"),
+                      QStringLiteral("Warm the server up for at most S seconds before the lock cycle, until the rates "
+                                     "settle (default: 60 for ZooKeeper, whose JVM compiles its request paths while "
+                                     "it runs; 0 for the others). 0: none."),
+                      QStringLiteral("S"), QStringLiteral("-1")});
     parser.addOption({QStringLiteral("table"), QStringLiteral("Print the Markdown table of the TSV files given as arguments.")});
     parser.process(app);
     if (parser.isSet(QStringLiteral("table")))
@@ -941,7 +1003,8 @@ int main(int argc, char **argv)
         Server server = startServer(backend, temp.path());
         describe = QSimbaBackendFactory::redacted(server.url);
         Run run(backend, server, profile, temp.path(),
-                parser.value(QStringLiteral("only")).split(QLatin1Char(','), Qt::SkipEmptyParts));
+                parser.value(QStringLiteral("only")).split(QLatin1Char(','), Qt::SkipEmptyParts),
+                parser.value(QStringLiteral("warmup")).toDouble());
         run.all();
         rows = run.rows;
         if (server.stop)
