@@ -127,6 +127,11 @@ void QSimbaZookeeperBatch::onString(int rc, const char *value, const void *data)
     onData(rc, value, value ? int(qstrlen(value)) : 0, nullptr, data); // the path created
 }
 
+void QSimbaZookeeperBatch::onStringStat(int rc, const char *value, const Stat *stat, const void *data)
+{
+    onData(rc, value, value ? int(qstrlen(value)) : 0, stat, data); // the path created, its Stat
+}
+
 void QSimbaZookeeperBatch::onVoid(int rc, const void *data)
 {
     onData(rc, nullptr, 0, nullptr, data);
@@ -199,6 +204,16 @@ int QSimbaZookeeperBatch::create(const QString &path, const QByteArray &data, co
     add(QStringLiteral("create ") + path, context);
     sent(zoo_acreate(m_handle, path.toUtf8().constData(), data.constData(), int(data.size()),
                      acl ? acl : m_connection.acl(), ZOO_PERSISTENT, onString, context),
+         context);
+    return int(m_state->replies.size()) - 1;
+}
+
+int QSimbaZookeeperBatch::createWithStat(const QString &path, const QByteArray &data)
+{
+    Context *context;
+    add(QStringLiteral("create ") + path, context);
+    sent(zoo_acreate2(m_handle, path.toUtf8().constData(), data.constData(), int(data.size()), m_connection.acl(),
+                      ZOO_PERSISTENT, onStringStat, context),
          context);
     return int(m_state->replies.size()) - 1;
 }

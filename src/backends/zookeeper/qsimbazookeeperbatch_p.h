@@ -88,6 +88,8 @@ public:
     int set(const QString &path, const QByteArray &data, int version = -1);
     //! Creates a persistent node with the connection's ACL, or \a acl.
     int create(const QString &path, const QByteArray &data = {}, const ACL_vector *acl = nullptr);
+    //! Creates a persistent node with the connection's ACL; the reply's stat is the new node's.
+    int createWithStat(const QString &path, const QByteArray &data = {});
     //! Creates a persistent sequential node: the reply's data is the path it got.
     int createSequential(const QString &path, const QByteArray &data = {});
     int remove(const QString &path, int version = -1);
@@ -111,6 +113,7 @@ private:
     static void onStat(int rc, const Stat *stat, const void *data);
     static void onStrings(int rc, const String_vector *strings, const void *data);
     static void onString(int rc, const char *value, const void *data);
+    static void onStringStat(int rc, const char *value, const Stat *stat, const void *data);
     static void onVoid(int rc, const void *data);
 
     QSimbaZookeeperConnection &m_connection;

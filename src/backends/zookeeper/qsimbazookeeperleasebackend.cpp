@@ -165,6 +165,17 @@ struct QSimbaZookeeperLeaseBackend::Private
         int version = -1;
     };
     QHash<QString, Granted> granted; // by lease name
+    //! The sessions of this instance as it last wrote or read them (valid and live then), by
+    //! id. Only a guess of the session's current version: the uncontended acquire checks
+    //! that version in its multi instead of reading the session before it (acquireFree()).
+    QHash<QString, SessionView> ownSessions;
+    void noteOwn(const QSimbaSessionId &s, const SessionView &view)
+    {
+        if (view.exists && view.valid)
+            ownSessions.insert(s.toString(), view);
+        else
+            ownSessions.remove(s.toString());
+    }
     //! Names this instance released last: worth the one-round-trip acquire even while the
     //! lease watch has not told their release yet (a cycle of acquire and release).
     QSet<QString> releasedHere;
@@ -569,9 +580,15 @@ QSimbaLeaseBackend::SessionGrant QSimbaZookeeperLeaseBackend::openSession(Millis
     for (int attempt = 0; attempt < MaxAttempts; ++attempt) {
         const auto id = QSimbaSessionId::generate();
         Batch batch(d->zk);
-        const int create = batch.create(d->sessionPath(id), record.encode());
+        const int create = batch.createWithStat(d->sessionPath(id), record.encode());
         batch.wait();
         if (batch[create].ok()) {
+            SessionView created;
+            created.exists = created.valid = true;
+            created.mtime = batch[create].stat.mtime;
+            created.version = batch[create].stat.version;
+            created.record = record;
+            d->noteOwn(id, created);
             d->sweepSome();
             return {id, lease};
         }
@@ -599,6 +616,8 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaZookeeperLeaseBackend::keepAlive(const
         const int r = read.get(path);
         read.wait();
         const SessionView view = SessionView::of(read[r]);
+        if (!view.exists || !view.valid)
+            d->ownSessions.remove(session.toString());
         if (!view.exists)
             return KeepAliveResult::expired();
         if (!view.valid) {
@@ -615,14 +634,23 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaZookeeperLeaseBackend::keepAlive(const
         write.wait();
         if (write[w].rc == ZBADVERSION)
             continue; // another instance kept it alive meanwhile: judge again
-        if (write[w].rc == ZNONODE)
+        if (write[w].rc == ZNONODE) {
+            d->ownSessions.remove(session.toString());
             return KeepAliveResult::expired();
+        }
         d->noteServerTime(write[w], write[w].stat.mtime);
         if (write[w].stat.mtime >= view.mtime + view.record.lease) {
             // Too late: the write is its own tombstone.
+            d->ownSessions.remove(session.toString());
             d->sweep(session);
             return KeepAliveResult::expired();
         }
+        SessionView written;
+        written.exists = written.valid = true; // landed while the session was live (above)
+        written.mtime = write[w].stat.mtime;
+        written.version = write[w].stat.version;
+        written.record = next;
+        d->noteOwn(session, written);
         QSet<QSimbaLeaseName> owned;
         for (const auto &child : write[index].children)
             if (child.startsWith(LeaseIndex))
@@ -655,14 +683,28 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
         return;
     const QString own = sessionPath(session);
     const QByteArray holder = session.toString().toUtf8();
+    // The caller's session, as this instance last wrote or read it: when every name is one
+    // it released last (the uncontended cycle: no lease is read behind its multi), each
+    // multi checks that version instead of a read of the session before it. The check
+    // passing means the session's znode at the grant was exactly the one known here, so it
+    // is judged live at the grant's time as a read would have had it; a check that fails
+    // (another instance wrote the session, or it is gone) leaves the name to be tried again
+    // with the read. One request per grant instead of two (the read cost a round trip of
+    // server work ahead of the multi on this connection).
+    const auto known = ownSessions.constFind(session.toString());
+    bool useKnown = known != ownSessions.cend();
+    for (const auto &name : std::as_const(free))
+        useKnown = useKnown && releasedHere.contains(name.toString());
+    const SessionView knownView = useKnown ? *known : SessionView();
     Batch batch(zk);
-    const int ownRead = batch.get(own);
+    const int ownRead = useKnown ? -1 : batch.get(own);
     struct Try
     {
         QSimbaLeaseName name;
         int reply;
         int indexOp;
         int clockOp;
+        int checkOp;   // the check of the session's known version, or -1
         int leaseRead; // the lease read behind the multi (who won it), or -1
         int waitersRead; // its waiter queue, listed with its watch for the release, or -1
     };
@@ -673,6 +715,7 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
         multi.create(leasePath(name.toString()), holder);
         const int indexOp = multi.create(own + QLatin1Char('/') + LeaseIndex + name.toString());
         const int clockOp = multi.set(clockPath(), {});
+        const int checkOp = useKnown ? multi.check(own, knownView.version) : -1;
         const int reply = batch.multi(multi);
         // A name another client released is likely raced for by its other waiters: the
         // lease is read behind the multi (answered in order, so after it), and a loser
@@ -680,11 +723,12 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
         const int leaseRead = releasedHere.contains(name.toString()) ? -1 : batch.get(leasePath(name.toString()));
         // The same names have waiters: the queue comes along, for the release to hand over.
         const int waitersRead = leaseRead >= 0 && listening ? listWaiters(batch, name.toString()) : -1;
-        tries.append({name, reply, indexOp, clockOp, leaseRead, waitersRead});
+        tries.append({name, reply, indexOp, clockOp, checkOp, leaseRead, waitersRead});
     }
     batch.wait();
-    const SessionView view = SessionView::of(batch[ownRead]);
+    const SessionView view = useKnown ? knownView : SessionView::of(batch[ownRead]);
     QList<Try> won;
+    QList<QSimbaLeaseName> unchecked; // the session's version was not the known one
     bool live = view.exists;
     for (const auto &t : std::as_const(tries)) {
         const auto &reply = batch[t.reply];
@@ -693,8 +737,16 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
             live = live && view.isLive(reply.stats[size_t(t.clockOp)].mtime);
         } else if (reply.errorOf(0) == ZOK && reply.errorOf(t.indexOp) == ZNONODE) {
             live = false; // the session's znode is gone
+        } else if (t.checkOp >= 0 && reply.errorOf(0) == ZOK && reply.errorOf(t.checkOp) == ZBADVERSION) {
+            unchecked.append(t.name); // nothing applied: tried again with a read of the session
         }
     }
+    if (!unchecked.isEmpty())
+        ownSessions.remove(session.toString());
+    else if (!useKnown && live)
+        noteOwn(session, view);
+    // Whatever returns below: the unchecked names are tried again (with the read).
+    const auto retryUnchecked = qScopeGuard([&] { freed += unchecked; });
     if (!live && (!won.isEmpty() || !view.exists)) {
         // Granted to a session that was no longer live: undone before anyone saw it.
         Batch undo(zk);
@@ -730,10 +782,15 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
         }
     }
     const auto ownLiveAtMost = serverNowAtMost();
-    if (held.isEmpty() || !ownLiveAtMost || !view.isLive(*ownLiveAtMost))
+    if (held.isEmpty() || !ownLiveAtMost || (!useKnown && !view.isLive(*ownLiveAtMost)))
         return;
     std::optional<Batch> late; // the leases not read behind their multi, with their queues
     QHash<QString, int> lateReads, lateLists;
+    int lateOwn = -1; // the session, when it was not read with the multi
+    if (useKnown) {
+        late.emplace(zk);
+        lateOwn = late->get(own);
+    }
     for (const auto &t : std::as_const(held)) {
         if (t.leaseRead >= 0)
             continue;
@@ -745,6 +802,11 @@ void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &se
     }
     if (late)
         late->wait();
+    if (lateOwn >= 0) {
+        const auto bound = serverNowAtMost();
+        if (!bound || !SessionView::of((*late)[lateOwn]).isLive(*bound))
+            return;
+    }
     QList<std::pair<QSimbaLeaseName, const Batch::Reply *>> leases;
     Replies waiterLists;
     for (const auto &t : std::as_const(held)) {
@@ -1156,6 +1218,7 @@ void QSimbaZookeeperLeaseBackend::closeSession(const QSimbaSessionId &session)
         d->leaveQueues(leave, waited);
         leave.wait();
     }
+    d->ownSessions.remove(session.toString());
     d->removeSession(session);
 }
 

@@ -363,36 +363,48 @@ private Q_SLOTS:
         b.closeSession(s);
     }
 
-    // An uncontended lock cycle sends what the operation needs: acquire one read pipelined
-    // with one multi (2 requests, 1 round trip), release one multi. Before, acquire read the
-    // lease, the session and wrote the clock, then wrote the grant (4 requests, 2 round
-    // trips) and release read before it deleted (2 requests, 2 round trips).
+    // An uncontended lock cycle sends what the operation needs: acquire one multi, release
+    // one multi. The acquire's multi checks the version of the caller's session that this
+    // instance last wrote (its creation, its keepAlive) instead of reading the session
+    // first. Before: a read pipelined with the multi (2 requests); before that, reads of the
+    // lease and the session and a clock write, then the grant (4 requests, 2 round trips),
+    // and a release that read before it deleted (2 requests, 2 round trips).
     void uncontendedCycleSendsOneRequestPerWrite()
     {
         Backend b(options(QStringLiteral("cycle")));
         const auto s = b.openSession(30s).id;
         const auto n = name("cycled");
-        qint64 acquireRequests = std::numeric_limits<qint64>::max(), releaseRequests = acquireRequests;
-        qint64 last = 0, reading = std::numeric_limits<qint64>::max();
-        // The least of a few rounds: the C client's pings may land in one of them. What
-        // reading the count itself adds is measured alike and taken off.
-        for (int round = 0; round < 4; ++round) {
-            const qint64 first = packetsReceived();
-            const qint64 before = packetsReceived();
-            reading = std::min(reading, before - first);
-            QVERIFY(before >= 0);
-            const auto r = b.acquire(s, {n}).value(n);
-            const qint64 acquired = packetsReceived();
-            QVERIFY(r.isGranted);
-            QVERIFY(r.token > last);
-            last = r.token;
-            b.release(s, {{n, r.token}});
-            const qint64 released = packetsReceived();
-            acquireRequests = std::min(acquireRequests, acquired - before);
-            releaseRequests = std::min(releaseRequests, released - acquired);
-        }
-        QCOMPARE(acquireRequests - reading, 2);
-        QCOMPARE(releaseRequests - reading, 1);
+        qint64 last = 0;
+        const auto count = [&](qint64 *acquireRequests, qint64 *releaseRequests) {
+            *acquireRequests = *releaseRequests = std::numeric_limits<qint64>::max();
+            qint64 reading = std::numeric_limits<qint64>::max();
+            // The least of a few rounds: the C client's pings may land in one of them. What
+            // reading the count itself adds is measured alike and taken off.
+            for (int round = 0; round < 4; ++round) {
+                const qint64 first = packetsReceived();
+                const qint64 before = packetsReceived();
+                reading = std::min(reading, before - first);
+                QVERIFY(before >= 0);
+                const auto r = b.acquire(s, {n}).value(n);
+                const qint64 acquired = packetsReceived();
+                QVERIFY(r.isGranted);
+                QVERIFY(r.token > last);
+                last = r.token;
+                b.release(s, {{n, r.token}});
+                const qint64 released = packetsReceived();
+                *acquireRequests = std::min(*acquireRequests, acquired - before - reading);
+                *releaseRequests = std::min(*releaseRequests, released - acquired - reading);
+            }
+        };
+        qint64 acquireRequests = 0, releaseRequests = 0;
+        count(&acquireRequests, &releaseRequests);
+        QCOMPARE(acquireRequests, 1);
+        QCOMPARE(releaseRequests, 1);
+        // A keepAlive writes the session (a new version): the next multis check that one.
+        QVERIFY(b.keepAlive(s, 30s, {}).isLive);
+        count(&acquireRequests, &releaseRequests);
+        QCOMPARE(acquireRequests, 1);
+        QCOMPARE(releaseRequests, 1);
 
         // A release of an earlier term of the same session stays a no-op.
         const auto t1 = b.acquire(s, {n}).value(n);
@@ -410,6 +422,41 @@ private Q_SLOTS:
         b.closeSession(s);
         QVERIFY_THROWS_EXCEPTION(QSimbaSessionExpiredError, b.acquire(s, {name("after-close")}));
         QVERIFY(other.acquire(s2, {name("after-close")}).value(name("after-close")).isGranted);
+        other.closeSession(s2);
+    }
+
+    // The uncontended acquire judges the caller's session on the version this instance last
+    // wrote, checked in the grant's multi: a session written since by someone else (here
+    // another instance's keepAlive with a short lease, which then runs out) fails the check,
+    // and the acquire reads the session and finds it expired. Without the check, the grant
+    // would stand on the lease this instance wrote (30 s).
+    void acquireJudgesTheSessionAsItIsAtTheGrant()
+    {
+        const auto o = options(QStringLiteral("known-session"));
+        Backend b(o), other(o);
+        const auto s = b.openSession(30s).id;
+        const auto n = name("known");
+        const auto first = b.acquire(s, {n}).value(n);
+        QVERIFY(first.isGranted);
+        b.release(s, {{n, first.token}}); // released here: the next acquire is the one multi
+        QVERIFY(other.keepAlive(s, 300ms, {}).isLive);
+        RawClient raw(server.hostPort());
+        QTRY_VERIFY_WITH_TIMEOUT(raw.connected(), 10000);
+        const QByteArray sessionPath = "/known-session/sessions/" + s.toString().toUtf8();
+        Stat session{};
+        QCOMPARE(zoo_exists(raw.zh, sessionPath.constData(), 0, &session), ZOK);
+        // Until the server's clock (the mtime of a write) is past the short lease's end.
+        const auto serverNow = [&] {
+            Stat clock{};
+            return zoo_set2(raw.zh, "/known-session/clock", "", 0, -1, &clock) == ZOK ? clock.mtime : 0;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(serverNow() > session.mtime + 300, 10000);
+        QVERIFY_THROWS_EXCEPTION(QSimbaSessionExpiredError, b.acquire(s, {n}));
+        QCOMPARE(holderOf(raw, QStringLiteral("/known-session/leases/known")), QString());
+        const auto s2 = other.openSession(30s).id;
+        const auto taken = other.acquire(s2, {n}).value(n);
+        QVERIFY(taken.isGranted);
+        QVERIFY(taken.token > first.token);
         other.closeSession(s2);
     }
 
