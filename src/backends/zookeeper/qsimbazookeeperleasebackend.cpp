@@ -1112,6 +1112,15 @@ void QSimbaZookeeperLeaseBackend::release(const QSimbaSessionId &session, const 
                 withdrawn.append(it.key());
         }
         d->leaveQueues(fast, withdrawn);
+        // A handover may have come first (the holder's release read the queue before the
+        // waiter's node went): the lease is then this session's, though the engine has no
+        // term for it (it withdrew, and this instance never answered Granted for it). It is
+        // read behind the removal and released at once below, instead of at the session's
+        // next keepAlive (which reports it owned), a renew interval later: meanwhile nobody
+        // could take the lock.
+        QList<std::pair<QSimbaLeaseName, int>> withdrawnReads;
+        for (const auto &name : std::as_const(withdrawn))
+            withdrawnReads.append({name, fast.get(d->leasePath(name.toString()))});
         struct Sent
         {
             QSimbaLeaseName name;
@@ -1154,6 +1163,16 @@ void QSimbaZookeeperLeaseBackend::release(const QSimbaSessionId &session, const 
         }
         if (!sent.isEmpty() || !withdrawn.isEmpty())
             fast.wait();
+        for (const auto &[name, read] : std::as_const(withdrawnReads)) {
+            const auto &lease = fast[read];
+            const auto granted = d->granted.constFind(name.toString());
+            const bool answeredGranted = granted != d->granted.cend() && granted->session == session;
+            if (lease.ok() && QString::fromUtf8(lease.data) == session.toString() && !answeredGranted) {
+                qCDebug(lcSimbaZookeeper, "%s: lease %s was handed to session %s, which stopped waiting: released",
+                        qPrintable(d->zk.describe()), qPrintable(name.toString()), qPrintable(session.toString()));
+                rest.insert(name, lease.stat.mzxid);
+            }
+        }
         if (!sent.isEmpty()) {
             for (const auto &t : std::as_const(sent)) {
                 const auto &reply = fast[t.reply];

@@ -765,6 +765,49 @@ private Q_SLOTS:
         x.closeSession(hx);
     }
 
+    // A waiter that stops waiting after the holder's release handed it the lease (the
+    // handover came first): the withdrawal finds the lease its own, without a term of the
+    // engine's (never answered Granted), and releases it at once. Before, the lease stayed
+    // with it until its next keepAlive reported it owned, a renew interval later, and
+    // nobody could take the lock meanwhile: a tryAcquire() that lost, beside a holder that
+    // released at once, stalled the lock that way.
+    void aWaiterHandedTheLeaseAsItStopsWaitingReleasesIt()
+    {
+        const auto o = options(QStringLiteral("late-withdraw"));
+        Backend x(o), w(o);
+        Listening cx(x), cw(w);
+        const auto hx = x.openSession(30s).id, hw = w.openSession(30s).id;
+        const auto n = name("lock");
+        RawClient raw(server.hostPort());
+        QTRY_VERIFY_WITH_TIMEOUT(raw.connected(), 10000);
+        const QString lease = QStringLiteral("/late-withdraw/leases/lock");
+        QVERIFY(w.keepAlive(hw, 30s, {}).isLive);
+        const auto t = x.acquire(hx, {n}).value(n);
+        QVERIFY(t.isGranted);
+        QVERIFY(!w.acquire(hw, {n}).value(n).isGranted); // queued
+        QCOMPARE(x.acquire(hx, {n}).value(n).token, t.token); // the holder reads the queue
+        x.release(hx, {{n, t.token}});
+        QCOMPARE(holderOf(raw, lease), hw.toString()); // handed over
+        w.release(hw, {{n, 0}}); // stops waiting: the handover came first
+        QCOMPARE(holderOf(raw, lease), QString());
+        QVERIFY(childrenOf(raw, QStringLiteral("/late-withdraw/sessions/") + hw.toString()).isEmpty());
+        const auto again = x.acquire(hx, {n}).value(n);
+        QVERIFY(again.isGranted);
+        QVERIFY(again.token > t.token);
+
+        // A lease this instance answered Granted is the engine's term: a withdrawal of the
+        // name (token 0) leaves it alone.
+        x.release(hx, {{n, again.token}});
+        const auto mine = w.acquire(hw, {n}).value(n);
+        QVERIFY(mine.isGranted);
+        w.release(hw, {{n, 0}});
+        QCOMPARE(holderOf(raw, lease), hw.toString());
+        w.release(hw, {{n, mine.token}});
+        QCOMPARE(holderOf(raw, lease), QString());
+        x.closeSession(hx);
+        w.closeSession(hw);
+    }
+
     // A client that does not queue (one of an older version, or one without hints) beside
     // one that does: the old holder's release deletes the lease, the waiter is told and
     // creates it, and leaves its queue (nothing is handed to it later); an old waiter gets
