@@ -187,14 +187,13 @@ int runTarget(const Target &target, int cycles, int handoffs, int contenders)
                 return times;
             },
             target.warmupMinS, target.warmupMaxS, stdout,
-            target.mntr ? std::function<QString(bool)>([&](bool start) {
-                if (start) {
-                    mntrBefore = target.mntr();
-                    return QString();
-                }
-                return Bench::mntrDelta(mntrBefore, target.mntr());
+            target.mntr ? std::function<QString()>([&] {
+                const QByteArray now = target.mntr();
+                const QString delta = mntrBefore.isEmpty() ? QString() : Bench::mntrDelta(mntrBefore, now);
+                mntrBefore = now;
+                return delta;
             })
-                        : std::function<QString(bool)>());
+                        : std::function<QString()>());
         Q_UNUSED(result);
         second->close();
     }
@@ -453,7 +452,7 @@ int main(int argc, char **argv)
                                     return zoo_exists(zh, "/bench-raw", 0, &stat) == ZOK;
                                 }},
                                {QStringLiteral("set"), [zh] { return zoo_set(zh, "/bench-raw", "y", 1, -1) == ZOK; }}}};
-                target.mntr = [&server] { return server.fourLetterWord("mntr"); };
+                target.mntr = [port = server.port()] { return Bench::fourLetterWord(quint16(port), "mntr"); };
                 std::tie(target.warmupMinS, target.warmupMaxS) = warmupOf(60);
                 rc |= runTarget(target, cycles, handoffs, contenders);
                 zookeeper_close(zh);

@@ -201,7 +201,7 @@ Server startServer(const QString &backend, const QString &tempDir)
         started(server, QStringLiteral("ZooKeeper"));
         s.where = server->hostPort();
         s.url = QStringLiteral("zookeeper://") + s.where + QStringLiteral("/bench");
-        s.mntr = [server] { return server->fourLetterWord("mntr"); };
+        s.mntr = [port = server->port()] { return fourLetterWord(quint16(port), "mntr"); };
         // A fresh JVM compiles its request paths while it runs: up to 60 s until the rates settle.
         s.warmupS = 60;
         return s;
@@ -530,12 +530,11 @@ private:
         constexpr size_t N = 3;
         qint64 rounds = 0;
         QByteArray mntrBefore;
-        const std::function<QString(bool)> serverStats = [&](bool start) {
-            if (start) {
-                mntrBefore = m_server.mntr();
-                return QString();
-            }
-            return mntrDelta(mntrBefore, m_server.mntr());
+        const std::function<QString()> serverStats = [&] {
+            const QByteArray now = m_server.mntr();
+            const QString delta = mntrBefore.isEmpty() ? QString() : mntrDelta(mntrBefore, now);
+            mntrBefore = now;
+            return delta;
         };
         const auto result = warmUp<N>(
             {"raw read", "raw write", "cycle"},
@@ -557,7 +556,7 @@ private:
                 times[2] = msSince(t);
                 return times;
             },
-            std::min(10.0, m_warmupS), m_warmupS, stderr, m_server.mntr ? serverStats : std::function<QString(bool)>());
+            std::min(10.0, m_warmupS), m_warmupS, stderr, m_server.mntr ? serverStats : std::function<QString()>());
         second->close();
         add({QStringLiteral("warmup"), result.rounds, result.seconds * 1000, 0, -1, -1, result.summary, result.summary});
     }

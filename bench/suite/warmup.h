@@ -22,9 +22,53 @@
 #include <cstdio>
 #include <functional>
 
+#include <cstring>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 namespace Bench {
+
+/*!
+    The answer of ZooKeeper's four-letter command \a command ("mntr") from the server at
+    127.0.0.1:\a port: the server answers and closes the connection, so this reads until the
+    end of the stream (at most \a timeoutMs in all). Empty when it cannot.
+*/
+inline QByteArray fourLetterWord(quint16 port, const char *command, int timeoutMs = 2000)
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return {};
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    QByteArray answer;
+    if (::connect(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) == 0
+        && ::send(fd, command, std::strlen(command), MSG_NOSIGNAL) == ssize_t(std::strlen(command))) {
+        timespec start{};
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        for (;;) {
+            timespec now{};
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            const int left = timeoutMs - int((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000);
+            pollfd p{fd, POLLIN, 0};
+            if (left <= 0 || ::poll(&p, 1, left) <= 0)
+                break;
+            char buffer[8192];
+            const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+            if (n <= 0)
+                break; // the end of the answer (or an error)
+            answer.append(buffer, qsizetype(n));
+        }
+    }
+    ::close(fd);
+    return answer;
+}
 
 //! The numeric fields of a ZooKeeper `mntr` answer ("zk_avg_latency\t0.5" lines).
 inline QHash<QByteArray, double> parseMntr(const QByteArray &answer)
@@ -81,14 +125,15 @@ struct WarmupResult
     Runs \a round (one round of the measured work; it returns the times in ms of its parts,
     in the order of \a names) in blocks of about \a blockS seconds, printing one line per
     block on \a out with the medians of each part and, when \a serverStats is given, what it
-    answers for the block (e.g. mntrDelta()). Stops when, for each part, the median of the
+    answers after the block (called once before the first block too: e.g. mntrDelta() of the
+    server's answers before and after). Stops when, for each part, the median of the
     block medians of the last \a window blocks is within \a tolerance of that of the
     \a window blocks before (after \a minS seconds), or after \a maxS seconds. \a maxS ≤ 0:
     no warm-up.
 */
 template<size_t N>
 WarmupResult warmUp(const std::array<const char *, N> &names, const std::function<std::array<double, N>()> &round,
-                    double minS, double maxS, FILE *out, const std::function<QString(bool start)> &serverStats = {},
+                    double minS, double maxS, FILE *out, const std::function<QString()> &serverStats = {},
                     double blockS = 1.0, int window = 3, double tolerance = 0.10)
 {
     WarmupResult result;
@@ -110,9 +155,9 @@ WarmupResult warmUp(const std::array<const char *, N> &names, const std::functio
     std::fprintf(out, "warm-up: blocks of %.1f s until the medians of the last %d blocks agree with those of the "
                       "%d before within %.0f %% (at least %.0f s, at most %.0f s)\n",
                  blockS, window, window, tolerance * 100, minS, maxS);
+    if (serverStats)
+        serverStats();
     for (;;) {
-        if (serverStats)
-            serverStats(true);
         std::array<QList<double>, N> times;
         const double blockStart = nowS();
         qint64 n = 0;
@@ -131,7 +176,7 @@ WarmupResult warmUp(const std::array<const char *, N> &names, const std::functio
             parts.append(QStringLiteral("%1 %2 ms").arg(QLatin1String(names[i])).arg(m[i], 0, 'f', 3));
         }
         medians.append(m);
-        const QString server = serverStats ? serverStats(false) : QString();
+        const QString server = serverStats ? serverStats() : QString();
         result.seconds = nowS() - started;
         std::fprintf(out, "  warm-up block %d (%.1f s, %lld rounds): %s%s%s\n", result.blocks, result.seconds,
                      qint64(n), qPrintable(parts.join(QStringLiteral(", "))), server.isEmpty() ? "" : "; ",
