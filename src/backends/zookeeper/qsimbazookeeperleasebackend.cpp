@@ -662,11 +662,12 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaZookeeperLeaseBackend::keepAlive(const
 
 /*!
     The uncontended acquire, one round trip: for each name the lease watch does not know as
-    held, the read of the caller's session followed by one multi per name that creates the
-    lease, the session's index entry of it and writes the clock (the token and the server's
-    now). A grant stands if the session, read before it, was live at its time; otherwise
-    it is undone and the session has expired. Names already held stay in \a pending for
-    the full decision.
+    held, one multi per name that creates the lease, the session's index entry of it and
+    writes the clock (the token and the server's now), preceded by a read of the caller's
+    session, or, for names this instance released last, checking the session's version as
+    this instance knows it (ownSessions) instead. A grant stands if the session, as read or
+    as checked, was live at its time; otherwise it is undone and the session has expired.
+    Names already held stay in \a pending for the full decision.
 */
 void QSimbaZookeeperLeaseBackend::Private::acquireFree(const QSimbaSessionId &session,
                                                        QList<QSimbaLeaseName> &pending,
