@@ -168,6 +168,20 @@ class tst_ZookeeperBackend : public QObject
         bool connected() const { return zh && zoo_state(zh) == ZOO_CONNECTED_STATE; }
     };
 
+    // Two listening instances of one base path (a holder x and a waiter w), each with a
+    // session of 30 s, and a raw client (connected: check raw.connected()).
+    struct HolderAndWaiter
+    {
+        Backend x, w;
+        Listening cx, cw;
+        QSimbaSessionId hx, hw;
+        RawClient raw;
+        HolderAndWaiter(const Backend::Options &o, const QString &hostPort)
+            : x(o), w(o), cx(x), cw(w), hx(x.openSession(30s).id), hw(w.openSession(30s).id), raw(hostPort)
+        {
+        }
+    };
+
     // The children of \a path (empty when it does not exist), through \a raw.
     static QStringList childrenOf(const RawClient &raw, const QString &path)
     {
@@ -619,12 +633,9 @@ private Q_SLOTS:
     // lock is handed the lock by the next release.
     void anUncontendedHolderHandsOverToANewWaiter()
     {
-        const auto o = options(QStringLiteral("cycled"));
-        Backend x(o), w(o);
-        Listening cx(x), cw(w);
-        const auto hx = x.openSession(30s).id, hw = w.openSession(30s).id;
+        HolderAndWaiter p(options(QStringLiteral("cycled")), server.hostPort());
+        auto &[x, w, cx, cw, hx, hw, raw] = p;
         const auto n = name("lock");
-        RawClient raw(server.hostPort());
         QTRY_VERIFY_WITH_TIMEOUT(raw.connected(), 10000);
         QSimbaLeaseBackend::AcquireResult t;
         for (int cycle = 0; cycle < 3; ++cycle) { // released here: the acquires list no queue
@@ -773,12 +784,9 @@ private Q_SLOTS:
     // released at once, stalled the lock that way.
     void aWaiterHandedTheLeaseAsItStopsWaitingReleasesIt()
     {
-        const auto o = options(QStringLiteral("late-withdraw"));
-        Backend x(o), w(o);
-        Listening cx(x), cw(w);
-        const auto hx = x.openSession(30s).id, hw = w.openSession(30s).id;
+        HolderAndWaiter p(options(QStringLiteral("late-withdraw")), server.hostPort());
+        auto &[x, w, cx, cw, hx, hw, raw] = p;
         const auto n = name("lock");
-        RawClient raw(server.hostPort());
         QTRY_VERIFY_WITH_TIMEOUT(raw.connected(), 10000);
         const QString lease = QStringLiteral("/late-withdraw/leases/lock");
         QVERIFY(w.keepAlive(hw, 30s, {}).isLive);
