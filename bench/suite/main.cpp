@@ -2,9 +2,10 @@
 // The benchmark suite: lock cycles, handoffs, handovers and crash failover per backend,
 // each figure as a ratio to the raw client's round trip measured in the same run.
 //
-//   qsimba_bench_suite --backend B [--quick] [--out FILE]
+//   qsimba_bench_suite --backend B [--quick] [--out FILE] [--warmup S]
 //       starts B's server the way the tests do (loopback, free port, temporary directory),
-//       measures every figure, prints them and appends one row per figure to FILE (TSV)
+//       measures every figure, prints them and appends one row per figure to FILE (TSV);
+//       ZooKeeper's server is warmed up first (at most S seconds, default 60; warmup.h)
 //   qsimba_bench_suite --table FILE…
 //       prints the Markdown table of those rows (figures × backends)
 //   qsimba_bench_suite --worker KIND --url URL …
