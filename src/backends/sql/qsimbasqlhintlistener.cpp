@@ -110,7 +110,7 @@ void QSimbaSqlHintListener::run()
          * next poll. Ours is disabled right after the read that found the end.
          */
         std::unique_ptr<QSocketNotifier> notifier;
-                const auto setSocket = [&](int fd) {
+        const auto setSocket = [&](int fd) {
             QMutexLocker lock(&m_mutex);
             m_socket = fd;
             return !m_stopping;
