@@ -290,6 +290,9 @@ void QSimbaSqlConnection::createOrMigrate()
             for (const QString &statement : m_dialect.migration(version))
                 exec(statement);
         }
+        if (found < QSimbaSqlLeaseBackend::SchemaVersion) // this version's routines, once
+            for (const QString &statement : m_dialect.routines())
+                exec(statement);
         if (found == 0)
             exec(QStringLiteral("INSERT INTO %1 (id, version) VALUES (1, ?)").arg(m_dialect.versionTable()),
                  {QSimbaSqlLeaseBackend::SchemaVersion});

@@ -71,6 +71,7 @@ private Q_SLOTS:
     void documentedRoutineIsTheBackendsOwn();
     void olderSchemaIsMigrated();
     void versionTwoIsMigrated();
+    void versionThreeIsMigrated();
     void frozenServerFailsEveryCallInBoundedTime();
     void blackHoledServerFailsEveryCallInBoundedTime();
     void resetConnectionsFailFastAndRecover();
