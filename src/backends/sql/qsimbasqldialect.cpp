@@ -341,28 +341,46 @@ QStringList QSimbaSqlDialect::routines() const
 }
 
 /*
- * PostgreSQL (schema version 4): the take of one free name as one plain autocommit
- * statement, without the prefix lock and without the routine. It takes only a name that has
- * a row, no holder and this version (see migration(3)), for a caller whose session is live
- * by the database's clock, and answers the new token; anything else (a held name, a holder
- * to take over, a name never used, a dead caller) answers no row and goes to the routine,
- * under the prefix lock. Safe without that lock: a free name has no holder whose keepAlive
- * could revive it (taking over from an expired holder, which must not race that holder's
- * keepAlive, stays in the routine); the row lock and the re-check of "no holder" on it
- * serialize it with every other writer of the row (another take, the routine, a release);
- * the token is the row's counter plus one under that lock; and the caller's own session is
- * changed only by this client's calls, which come one at a time, or by a sweep, which ends
- * only sessions whose end the caller's liveness read has not reached.
+ * Schema version 4: the take of one free name as one plain autocommit statement, without the
+ * prefix lock and without the routine. It takes only a name that has a row and no holder,
+ * for a caller whose session is live by the database's clock, and answers the new token;
+ * anything else (a held name, a holder to take over, a name never used, a dead caller)
+ * answers nothing taken and goes to the routine, under the prefix lock. Safe without that
+ * lock: a free name has no holder whose keepAlive could revive it (taking over from an
+ * expired holder, which must not race that holder's keepAlive, stays in the routine); the
+ * row lock and the re-check of "no holder" on the row's latest version (PostgreSQL: the
+ * UPDATE's re-check of a concurrently updated row; InnoDB at READ COMMITTED: the locking
+ * read of the latest committed version) serialize it with every other writer of the row
+ * (another take, the routine, a release); the token is the row's counter plus one under that
+ * lock; and the caller's own session is changed only by this client's calls, which come one
+ * at a time, or by a sweep, which ends only sessions whose end the caller's liveness read
+ * has not reached. The version: PostgreSQL checks the row's own (migration(3)); MySQL reads
+ * the version row in the same statement (InnoDB has no RETURNING: the token comes back
+ * through LAST_INSERT_ID(), read with the count of rows taken by a second statement of the
+ * same round trip).
  */
 QString QSimbaSqlDialect::acquireFree() const
 {
-    if (m_options.driver != Driver::Postgres)
-        return {};
-    return QStringLiteral("UPDATE %1 l SET holder = ?, token = l.token + 1, waited = false FROM %2 c WHERE l.name = ? "
-                          "AND l.holder IS NULL AND l.version = %3 AND c.id = ? AND c.expires_at > %4 RETURNING l.token")
-        .arg(leases(), sessions())
-        .arg(QSimbaSqlLeaseBackend::SchemaVersion)
-        .arg(now());
+    switch (m_options.driver) {
+    case Driver::Sqlite: return {};
+    case Driver::Postgres:
+        return QStringLiteral("UPDATE %1 l SET holder = ?, token = l.token + 1, waited = false FROM %2 c WHERE c.id = ? "
+                              "AND l.name = ? AND l.holder IS NULL AND l.version = %3 AND c.expires_at > %4 "
+                              "RETURNING 1, l.token")
+            .arg(leases(), sessions())
+            .arg(QSimbaSqlLeaseBackend::SchemaVersion)
+            .arg(now());
+    case Driver::MySql:
+        // Subqueries, not joins: at READ COMMITTED InnoDB reads them without locking, where a
+        // multi-table UPDATE would wait for the version row's lock held by a locked call.
+        return QStringLiteral("UPDATE %1 l SET l.holder = ?, l.token = LAST_INSERT_ID(l.token + 1) WHERE (SELECT "
+                              "c.expires_at FROM %2 c WHERE c.id = ?) > %5 AND l.name = ? AND l.holder IS NULL AND "
+                              "(SELECT v.version FROM %3 v WHERE v.id = 1) = %4; SELECT ROW_COUNT(), LAST_INSERT_ID()")
+            .arg(leases(), sessions(), versionTable())
+            .arg(QSimbaSqlLeaseBackend::SchemaVersion)
+            .arg(now());
+    }
+    return {};
 }
 
 QString QSimbaSqlDialect::acquireCall() const

@@ -72,9 +72,10 @@ public:
     //! the expected one, nothing when the caller's session is not live (MySQL) or no name
     //! exists.
     QString acquireCall() const;
-    //! PostgreSQL: the take of one free name without the prefix lock (see the .cpp), with
-    //! three binds: the session, the name, the session; answers the new token, or no row
-    //! when the routine must decide. Empty on the other databases.
+    //! PostgreSQL, MySQL/MariaDB: the take of one free name without the prefix lock (see the
+    //! .cpp), with three binds: the session, the session, the name; answers at most one row:
+    //! the number of rows taken (1 when taken; no row or 0: the routine must decide) and the
+    //! new token. Empty on SQLite.
     QString acquireFree() const;
 
     //! Applies the connection parameters and timeouts to \a db (before open()).

@@ -196,12 +196,11 @@ QSimbaSqlLeaseBackendPrivate::acquireByRoutine(const QSimbaSessionId &session, c
     using AcquireResult = QSimbaLeaseBackend::AcquireResult;
     const QString free = dialect.acquireFree();
     if (names.size() == 1 && !free.isEmpty()) {
-        // PostgreSQL: a free name is taken by one plain statement, without the prefix lock
+        // A free name is taken by one plain statement, without the prefix lock
         // (QSimbaSqlDialect::acquireFree()); whatever else it finds, the routine decides.
-        const QString name = names.cbegin()->toString();
-        const Rows taken = connection().single(free, {session.toString(), name, session.toString()});
-        if (!taken.isEmpty())
-            return {{*names.cbegin(), AcquireResult::granted(taken.first().value(0).toLongLong())}};
+        const Rows taken = connection().single(free, {session.toString(), session.toString(), names.cbegin()->toString()});
+        if (!taken.isEmpty() && taken.first().value(0).toLongLong() == 1)
+            return {{*names.cbegin(), AcquireResult::granted(taken.first().value(1).toLongLong())}};
     }
     QStringList list; // names are [A-Za-z0-9._:-]: no comma
     for (const auto &name : names)

@@ -342,6 +342,45 @@ void SqlServerTest::versionThreeIsMigrated()
              QStringLiteral("1"));
 }
 
+// Schema version 4: a free name is taken by one plain statement, without the prefix lock,
+// so a transaction that holds the lock (here an administrator's; in production a client
+// stopped inside a locked call, until the server ends it) does not hold it up; a name
+// never used, or held by another session, still goes to the routine, which waits for the
+// lock within the statement timeout. Before, every acquire waited.
+void SqlServerTest::freeNameIsTakenWithoutThePrefixLock()
+{
+    const QString prefix = newPrefixWithSchema();
+    const QUrl u = url(QStringLiteral("prefix=%1&statementTimeout=500ms").arg(prefix));
+    const auto b = Backend::fromUrl(u);
+    const auto s = b->openSession(10s).id, other = b->openSession(10s).id;
+    const auto held = QSimbaLeaseName::of(QStringLiteral("held"));
+    const auto first = b->acquire(s, {a}).value(a);
+    QVERIFY(first.isGranted);
+    b->release(s, {{a, first.token}});
+    QVERIFY(b->acquire(other, {held}).value(held).isGranted);
+    RawConnection raw(Backend::optionsFromUrl(u));
+    QVERIFY(raw.exec(QStringLiteral("BEGIN")));
+    QVERIFY(raw.exec(QStringLiteral("SELECT version FROM %1schema_version WHERE id = 1 FOR UPDATE").arg(prefix)));
+    try {
+        const auto again = b->acquire(s, {a}).value(a);
+        QVERIFY(again.isGranted);
+        QCOMPARE(again.token, first.token + 1);
+        b->release(s, {{a, again.token}});
+    } catch (const QSimbaError &e) {
+        QFAIL(qPrintable(QStringLiteral("the free name waited for the prefix lock: ") + e.message()));
+    }
+    for (const auto &name : {held, QSimbaLeaseName::of(QStringLiteral("never-used"))}) {
+        const QString message = backendError([&] { b->acquire(s, {name}); });
+        QVERIFY2(message.contains(QLatin1String("acquire("))
+                     && (message.contains(QLatin1String("timeout")) || message.contains(QLatin1String("max_statement_time"))),
+                 qPrintable(name.toString() + QStringLiteral(": ") + message));
+    }
+    QVERIFY(raw.exec(QStringLiteral("ROLLBACK")));
+    const auto later = b->acquire(s, {held}).value(held);
+    QVERIFY(!later.isGranted);
+    QCOMPARE(later.holder, other);
+}
+
 // Fault tests: a frozen server (SIGSTOP), a black-holed or resetting network (TcpProxy), a
 // client process stopped inside a call. The bound of one SPI call is the connect bound (the
 // connect timeout in whole seconds, at least 2 s for libpq) plus statementTimeout plus the

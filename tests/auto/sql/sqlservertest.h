@@ -72,6 +72,7 @@ private Q_SLOTS:
     void olderSchemaIsMigrated();
     void versionTwoIsMigrated();
     void versionThreeIsMigrated();
+    void freeNameIsTakenWithoutThePrefixLock();
     void frozenServerFailsEveryCallInBoundedTime();
     void blackHoledServerFailsEveryCallInBoundedTime();
     void resetConnectionsFailFastAndRecover();
