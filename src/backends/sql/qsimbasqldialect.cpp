@@ -355,9 +355,9 @@ QStringList QSimbaSqlDialect::routines() const
  * lock; and the caller's own session is changed only by this client's calls, which come one
  * at a time, or by a sweep, which ends only sessions whose end the caller's liveness read
  * has not reached. The version: PostgreSQL checks the row's own (migration(3)); MySQL reads
- * the version row in the same statement (InnoDB has no RETURNING: the token comes back
- * through LAST_INSERT_ID(), read with the count of rows taken by a second statement of the
- * same round trip).
+ * the version row in the same statement. MySQL has no RETURNING: the new token is given to
+ * LAST_INSERT_ID(expr), whose value the server's answer to the UPDATE carries with the
+ * number of rows it found (CLIENT_FOUND_ROWS), so no second statement reads them.
  */
 QString QSimbaSqlDialect::acquireFree() const
 {
@@ -375,7 +375,7 @@ QString QSimbaSqlDialect::acquireFree() const
         // multi-table UPDATE would wait for the version row's lock held by a locked call.
         return QStringLiteral("UPDATE %1 l SET l.holder = ?, l.token = LAST_INSERT_ID(l.token + 1) WHERE (SELECT "
                               "c.expires_at FROM %2 c WHERE c.id = ?) > %5 AND l.name = ? AND l.holder IS NULL AND "
-                              "(SELECT v.version FROM %3 v WHERE v.id = 1) = %4; SELECT ROW_COUNT(), LAST_INSERT_ID()")
+                              "(SELECT v.version FROM %3 v WHERE v.id = 1) = %4")
             .arg(leases(), sessions(), versionTable())
             .arg(QSimbaSqlLeaseBackend::SchemaVersion)
             .arg(now());

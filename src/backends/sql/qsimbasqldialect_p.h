@@ -77,9 +77,10 @@ public:
     //! exists.
     QString acquireCall() const;
     //! PostgreSQL, MySQL/MariaDB: the take of one free name without the prefix lock (see the
-    //! .cpp), with three binds: the session, the session, the name; answers at most one row:
-    //! the number of rows taken (1 when taken; no row or 0: the routine must decide) and the
-    //! new token. Empty on SQLite.
+    //! .cpp), with three binds: the session, the session, the name. PostgreSQL answers the
+    //! row (1, new token) when it took the name; MySQL answers no rows: one row affected and
+    //! the new token as the insert id (QSimbaSqlConnection::lastInsertId()). Nothing taken:
+    //! the routine must decide. Empty on SQLite.
     QString acquireFree() const;
 
     //! Applies the connection parameters and timeouts to \a db (before open()).

@@ -198,9 +198,13 @@ QSimbaSqlLeaseBackendPrivate::acquireByRoutine(const QSimbaSessionId &session, c
     if (names.size() == 1 && !free.isEmpty()) {
         // A free name is taken by one plain statement, without the prefix lock
         // (QSimbaSqlDialect::acquireFree()); whatever else it finds, the routine decides.
-        const Rows taken = connection().single(free, {session.toString(), session.toString(), names.cbegin()->toString()});
+        int affected = 0;
+        const Rows taken =
+            connection().single(free, {session.toString(), session.toString(), names.cbegin()->toString()}, &affected);
         if (!taken.isEmpty() && taken.first().value(0).toLongLong() == 1)
             return {{*names.cbegin(), AcquireResult::granted(taken.first().value(1).toLongLong())}};
+        if (dialect.driver() == Driver::MySql && affected == 1 && connection().lastInsertId() > 0)
+            return {{*names.cbegin(), AcquireResult::granted(connection().lastInsertId())}};
     }
     QStringList list; // names are [A-Za-z0-9._:-]: no comma
     for (const auto &name : names)
