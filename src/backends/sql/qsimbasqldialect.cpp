@@ -209,19 +209,22 @@ QStringList QSimbaSqlDialect::migration(int from) const
 }
 
 /*
- * acquire as one routine (schema version 3): the version row's lock (the prefix lock every
+ * acquire as one routine (schema version 3; since version 4 for what the plain take of a
+ * free name, acquireFree(), leaves to it): the version row's lock (the prefix lock every
  * locked call takes) and the version check, then per name: one UPDATE that takes the name
  * when it is free (no holder, or a holder whose session is not live) and the caller's
  * session is live. Only when it took nothing does the routine read the row (held by the
- * caller or by a live session: the answer; freed since the UPDATE's snapshot by a release,
- * which takes no prefix lock: take it now; missing: a name never used, inserted as taken
- * with token 1). All inside the server and one transaction, answering the state it decided
- * on. PostgreSQL: a free name costs two statements (lock, UPDATE), not four, and the routine
+ * caller or by a live session: the answer; freed since the UPDATE's snapshot by a release:
+ * the take again, as it stays conditional — a plain take of another client may come in
+ * between, neither takes the prefix lock; missing: a name never used, inserted as taken
+ * with token 1, which only the routine does). All inside the server and one transaction,
+ * answering the state it decided on. PostgreSQL: a free name costs two statements (lock, UPDATE), not four, and the routine
  * sets no options per call: its statements are simple enough that the plan cache keeps their
  * generic plans (version 2's forced them with SET clauses, saved and restored on every call;
  * setting them for the whole connection instead slowed the fault suite's recoveries by
  * 300–600 ms). MySQL locks each name's row (FOR UPDATE) before it reads and takes
- * it, so a release waits for the commit; the holder's session is read in that statement.
+ * it, so a release or a plain take waits for the commit; the holder's session is read in
+ * that statement.
  * READ COMMITTED: each statement after the lock takes a snapshot of its own (PL/pgSQL runs
  * a VOLATILE function's statements each with a new one; InnoDB reads each with a new read
  * view), so it sees every call that held the lock before (tst_sqlpostgres, tst_sqlmariadb:
