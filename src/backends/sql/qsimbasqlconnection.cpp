@@ -141,6 +141,10 @@ QList<QSimbaSqlConnection::Rows> QSimbaSqlConnection::execAll(const QString &sql
     };
     if (ok && query->isSelect())
         readRows();
+    // The first statement's count and insert id: read before nextResult(), which leaves the
+    // query inactive and its count at -1.
+    const int firstAffected = ok ? query->numRowsAffected() : 0;
+    m_lastInsertId = ok && m_options.driver == Driver::MySql && !query->isSelect() ? query->lastInsertId().toLongLong() : 0;
     if (ok && binds.isEmpty() && m_options.driver == Driver::MySql) {
         // A multi-statement script: every result set, in order; an error of a later
         // statement ends it.
@@ -166,7 +170,7 @@ QList<QSimbaSqlConnection::Rows> QSimbaSqlConnection::execAll(const QString &sql
         fail(QStringLiteral("\"%1\"").arg(sql), error);
     }
     if (affected)
-        *affected = query->numRowsAffected();
+        *affected = firstAffected;
     query->finish(); // SQLite cannot commit while a statement is still stepping
     return sets;
 }
@@ -290,6 +294,9 @@ void QSimbaSqlConnection::createOrMigrate()
             for (const QString &statement : m_dialect.migration(version))
                 exec(statement);
         }
+        if (found < QSimbaSqlLeaseBackend::SchemaVersion) // this version's routines, once
+            for (const QString &statement : m_dialect.routines())
+                exec(statement);
         if (found == 0)
             exec(QStringLiteral("INSERT INTO %1 (id, version) VALUES (1, ?)").arg(m_dialect.versionTable()),
                  {QSimbaSqlLeaseBackend::SchemaVersion});

@@ -51,7 +51,7 @@ public:
     //! Runs \a sql (prepared once per connection when it has binds). Throws QSimbaBackendError.
     Rows exec(const QString &sql, const QVariantList &binds = {}, int *affected = nullptr);
     //! exec(), answering the rows of every result set of a MySQL script (one per statement
-    //! that answers columns).
+    //! that answers columns); \a affected is the first statement's count.
     QList<Rows> execAll(const QString &sql, const QVariantList &binds = {}, int *affected = nullptr);
     //! Runs \a body as one transaction that holds the version row. A connection found lost
     //! at the start of the call is reopened and the call retried once; nothing was done before.
@@ -66,6 +66,9 @@ public:
     //! the rows of every result set without that column, and throws when the routine found
     //! another schema version.
     Rows routine(const QString &sql, const QVariantList &binds);
+    //! MySQL: the insert id that the last statement's answer carried (for an UPDATE, the
+    //! value it gave LAST_INSERT_ID(expr)), 0 when none; 0 on the other databases.
+    qint64 lastInsertId() const { return m_lastInsertId; }
 
 private:
     //! Runs \a statement (one autocommit statement) on the open connection, reconnecting and
@@ -101,6 +104,7 @@ private:
     std::chrono::steady_clock::time_point m_deadline;            // of the running call
     bool m_lost = false; // the last failure was the connection's (lost, refused, aborted)
     bool m_aborted = false; // the last failure was the watchdog's
+    qint64 m_lastInsertId = 0;
 };
 
 template<typename Body>

@@ -142,27 +142,40 @@ QString QSimbaSqlDialect::createVersionTable() const
 
 QStringList QSimbaSqlDialect::migration(int from) const
 {
+    // The routines of the newest version are created after the last step (routines()).
     if (from == 1)
-        return {}; // the routines of version 2 are replaced by the next step's
+        return {}; // version 2 added the routines
     if (from == 2) {
-        // Version 3: the acquire routine of fewer statements, and no index on the leases'
-        // holder on the servers, so a lease's row is rewritten in place on every acquire and
-        // release (PostgreSQL: a HOT update; InnoDB: no secondary index entry to move) at the
-        // price of keepAlive, closeSession and the sweep reading the leases table whole.
-        // PostgreSQL: a flag per lease set by an acquire answered "held by", so a release
-        // notifies only when someone waits (see QSimbaSqlLeaseBackend::release()).
+        // Version 3: no index on the leases' holder on the servers, so a lease's row is
+        // rewritten in place on every acquire and release (PostgreSQL: a HOT update; InnoDB:
+        // no secondary index entry to move) at the price of keepAlive, closeSession and the
+        // sweep reading the leases table whole. PostgreSQL: a flag per lease set by an acquire
+        // answered "held by", so a release notifies only when someone waits (see
+        // QSimbaSqlLeaseBackend::release()).
         const QString holderIndex = leases() + QStringLiteral("_holder");
         switch (m_options.driver) {
         case Driver::Sqlite: return {};
         case Driver::Postgres:
-            return QStringList{QStringLiteral("ALTER TABLE %1 ADD COLUMN IF NOT EXISTS waited BOOLEAN NOT NULL DEFAULT false")
-                                   .arg(leases()),
-                               QStringLiteral("DROP INDEX IF EXISTS %1").arg(holderIndex)}
-                   + routines();
+            return {QStringLiteral("ALTER TABLE %1 ADD COLUMN IF NOT EXISTS waited BOOLEAN NOT NULL DEFAULT false")
+                        .arg(leases()),
+                    QStringLiteral("DROP INDEX IF EXISTS %1").arg(holderIndex)};
         case Driver::MySql:
             // DROP INDEX needs the INDEX privilege only (ALTER TABLE would need ALTER).
-            return routines() + QStringList{QStringLiteral("DROP INDEX IF EXISTS %1 ON %2").arg(holderIndex, leases())};
+            return {QStringLiteral("DROP INDEX IF EXISTS %1 ON %2").arg(holderIndex, leases())};
         }
+        return {};
+    }
+    if (from == 3) {
+        // Version 4, PostgreSQL: each lease row carries the schema version that wrote it, so
+        // the statements that change a row without the prefix lock (the take of a free name,
+        // acquireFree(); the release) check the version on the row itself, at no cost. A later
+        // version's migration sets it on every row (in the transaction that changes the
+        // version row), which turns an older client's such statements into no-ops. A new
+        // column with a constant default: no table rewrite. MySQL/MariaDB and SQLite: nothing
+        // but the version number (their statements read the version row).
+        if (m_options.driver == Driver::Postgres)
+            return {QStringLiteral("ALTER TABLE %1 ADD COLUMN IF NOT EXISTS version INTEGER NOT NULL DEFAULT 4")
+                        .arg(leases())};
         return {};
     }
     if (from != 0)
@@ -196,19 +209,22 @@ QStringList QSimbaSqlDialect::migration(int from) const
 }
 
 /*
- * acquire as one routine (schema version 3): the version row's lock (the prefix lock every
+ * acquire as one routine (schema version 3; since version 4 for what the plain take of a
+ * free name, acquireFree(), leaves to it): the version row's lock (the prefix lock every
  * locked call takes) and the version check, then per name: one UPDATE that takes the name
  * when it is free (no holder, or a holder whose session is not live) and the caller's
  * session is live. Only when it took nothing does the routine read the row (held by the
- * caller or by a live session: the answer; freed since the UPDATE's snapshot by a release,
- * which takes no prefix lock: take it now; missing: a name never used, inserted as taken
- * with token 1). All inside the server and one transaction, answering the state it decided
- * on. PostgreSQL: a free name costs two statements (lock, UPDATE), not four, and the routine
+ * caller or by a live session: the answer; freed since the UPDATE's snapshot by a release:
+ * the take again, as it stays conditional — a plain take of another client may come in
+ * between, neither takes the prefix lock; missing: a name never used, inserted as taken
+ * with token 1, which only the routine does). All inside the server and one transaction,
+ * answering the state it decided on. PostgreSQL: a free name costs two statements (lock, UPDATE), not four, and the routine
  * sets no options per call: its statements are simple enough that the plan cache keeps their
  * generic plans (version 2's forced them with SET clauses, saved and restored on every call;
  * setting them for the whole connection instead slowed the fault suite's recoveries by
  * 300–600 ms). MySQL locks each name's row (FOR UPDATE) before it reads and takes
- * it, so a release waits for the commit; the holder's session is read in that statement.
+ * it, so a release or a plain take waits for the commit; the holder's session is read in
+ * that statement.
  * READ COMMITTED: each statement after the lock takes a snapshot of its own (PL/pgSQL runs
  * a VOLATILE function's statements each with a new one; InnoDB reads each with a new read
  * view), so it sees every call that held the lock before (tst_sqlpostgres, tst_sqlmariadb:
@@ -240,10 +256,12 @@ QStringList QSimbaSqlDialect::routines() const
                     "    RETURN;\n"
                     "  END IF;\n"
                     "  o_version := p_version;\n"
+                    "  <<names>>\n"
                     "  FOREACH wanted IN ARRAY string_to_array(p_names, ',') LOOP\n"
                     "    o_name := wanted;\n"
-                    "    UPDATE %1leases l SET holder = p_session, token = l.token + 1, waited = false FROM (SELECT c.expires_at - %2 AS remaining FROM %1sessions c WHERE c.id = p_session) c WHERE l.name = wanted AND c.remaining > 0 AND (l.holder IS NULL OR (l.holder <> p_session AND COALESCE((SELECT s.expires_at FROM %1sessions s WHERE s.id = l.holder) - %2, 0) <= 0)) RETURNING l.token, c.remaining INTO counter, caller;\n"
-                    "    IF NOT FOUND THEN\n"
+                    "    LOOP\n"
+                    "      UPDATE %1leases l SET holder = p_session, token = l.token + 1, waited = false FROM (SELECT c.expires_at - %2 AS remaining FROM %1sessions c WHERE c.id = p_session) c WHERE l.name = wanted AND c.remaining > 0 AND (l.holder IS NULL OR (l.holder <> p_session AND COALESCE((SELECT s.expires_at FROM %1sessions s WHERE s.id = l.holder) - %2, 0) <= 0)) RETURNING l.token, c.remaining INTO counter, caller;\n"
+                    "      EXIT WHEN FOUND;\n"
                     "      UPDATE %1leases l SET waited = true WHERE l.name = wanted AND NOT l.waited AND l.holder <> p_session RETURNING l.holder, l.token, (SELECT s.expires_at FROM %1sessions s WHERE s.id = l.holder) - %2, (SELECT c.expires_at FROM %1sessions c WHERE c.id = p_session) - %2 INTO held, counter, remaining, caller;\n"
                     "      IF NOT FOUND THEN\n"
                     "        SELECT l.holder, l.token, (SELECT s.expires_at FROM %1sessions s WHERE s.id = l.holder) - %2, (SELECT c.expires_at FROM %1sessions c WHERE c.id = p_session) - %2 INTO held, counter, remaining, caller FROM %1leases l WHERE l.name = wanted;\n"
@@ -253,22 +271,20 @@ QStringList QSimbaSqlDialect::routines() const
                     "            RETURN;\n"
                     "          END IF;\n"
                     "          INSERT INTO %1leases (name, holder, token) VALUES (wanted, p_session, 1);\n"
-                    "          held := p_session;\n"
                     "          counter := 1;\n"
+                    "          EXIT;\n"
                     "        END IF;\n"
                     "      END IF;\n"
-                    "      IF held IS DISTINCT FROM p_session THEN\n"
-                    "        IF COALESCE(caller, 0) <= 0 OR (held IS NOT NULL AND remaining > 0) THEN\n"
-                    "          o_holder := held;\n"
-                    "          o_token := counter;\n"
-                    "          o_holder_remaining := remaining;\n"
-                    "          o_caller_remaining := caller;\n"
-                    "          RETURN NEXT;\n"
-                    "          CONTINUE;\n"
-                    "        END IF;\n"
-                    "        UPDATE %1leases l SET holder = p_session, token = l.token + 1, waited = false WHERE l.name = wanted RETURNING l.token INTO counter;\n"
+                    "      EXIT WHEN held IS NOT DISTINCT FROM p_session;\n"
+                    "      IF COALESCE(caller, 0) <= 0 OR (held IS NOT NULL AND remaining > 0) THEN\n"
+                    "        o_holder := held;\n"
+                    "        o_token := counter;\n"
+                    "        o_holder_remaining := remaining;\n"
+                    "        o_caller_remaining := caller;\n"
+                    "        RETURN NEXT;\n"
+                    "        CONTINUE names;\n"
                     "      END IF;\n"
-                    "    END IF;\n"
+                    "    END LOOP;\n"
                     "    o_holder := p_session;\n"
                     "    o_token := counter;\n"
                     "    o_holder_remaining := caller;\n"
@@ -323,6 +339,49 @@ QStringList QSimbaSqlDialect::routines() const
                     "END")
                     .arg(prefix, now(), ascii)};
     }
+    }
+    return {};
+}
+
+/*
+ * Schema version 4: the take of one free name as one plain autocommit statement, without the
+ * prefix lock and without the routine. It takes only a name that has a row and no holder,
+ * for a caller whose session is live by the database's clock, and answers the new token;
+ * anything else (a held name, a holder to take over, a name never used, a dead caller)
+ * answers nothing taken and goes to the routine, under the prefix lock. Safe without that
+ * lock: a free name has no holder whose keepAlive could revive it (taking over from an
+ * expired holder, which must not race that holder's keepAlive, stays in the routine); the
+ * row lock and the re-check of "no holder" on the row's latest version (PostgreSQL: the
+ * UPDATE's re-check of a concurrently updated row; InnoDB at READ COMMITTED: the locking
+ * read of the latest committed version) serialize it with every other writer of the row
+ * (another take, the routine, a release); the token is the row's counter plus one under that
+ * lock; and the caller's own session is changed only by this client's calls, which come one
+ * at a time, or by a sweep, which ends only sessions whose end the caller's liveness read
+ * has not reached. The version: PostgreSQL checks the row's own (migration(3)); MySQL reads
+ * the version row in the same statement. MySQL has no RETURNING: the new token is given to
+ * LAST_INSERT_ID(expr), whose value the server's answer to the UPDATE carries with the
+ * number of rows it found (CLIENT_FOUND_ROWS), so no second statement reads them.
+ */
+QString QSimbaSqlDialect::acquireFree() const
+{
+    switch (m_options.driver) {
+    case Driver::Sqlite: return {};
+    case Driver::Postgres:
+        return QStringLiteral("UPDATE %1 l SET holder = ?, token = l.token + 1, waited = false FROM %2 c WHERE c.id = ? "
+                              "AND l.name = ? AND l.holder IS NULL AND l.version = %3 AND c.expires_at > %4 "
+                              "RETURNING 1, l.token")
+            .arg(leases(), sessions())
+            .arg(QSimbaSqlLeaseBackend::SchemaVersion)
+            .arg(now());
+    case Driver::MySql:
+        // Subqueries, not joins: at READ COMMITTED InnoDB reads them without locking, where a
+        // multi-table UPDATE would wait for the version row's lock held by a locked call.
+        return QStringLiteral("UPDATE %1 l SET l.holder = ?, l.token = LAST_INSERT_ID(l.token + 1) WHERE (SELECT "
+                              "c.expires_at FROM %2 c WHERE c.id = ?) > %5 AND l.name = ? AND l.holder IS NULL AND "
+                              "(SELECT v.version FROM %3 v WHERE v.id = 1) = %4")
+            .arg(leases(), sessions(), versionTable())
+            .arg(QSimbaSqlLeaseBackend::SchemaVersion)
+            .arg(now());
     }
     return {};
 }

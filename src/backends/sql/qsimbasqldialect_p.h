@@ -60,8 +60,9 @@ public:
     QStringList schemaLockEnd() const;
     QString createVersionTable() const;
     //! The DDL of migration step \a from → \a from + 1 (0 → 1 creates the tables, 1 → 2
-    //! nothing any more (it created version 2's routines), 2 → 3 the server-side routines of
-    //! this version and, on the servers, drops the index on the leases' holder).
+    //! nothing any more (it created version 2's routines), 2 → 3 drops the index on the
+    //! leases' holder on the servers, 3 → 4 adds the version of each lease row on
+    //! PostgreSQL). The routines of this version come after the last step (routines()).
     QStringList migration(int from) const;
     //! PostgreSQL, MySQL/MariaDB: the DDL that creates (or replaces) the routines of this
     //! prefix; SQLite has none.
@@ -75,6 +76,12 @@ public:
     //! the expected one, nothing when the caller's session is not live (MySQL) or no name
     //! exists.
     QString acquireCall() const;
+    //! PostgreSQL, MySQL/MariaDB: the take of one free name without the prefix lock (see the
+    //! .cpp), with three binds: the session, the session, the name. PostgreSQL answers the
+    //! row (1, new token) when it took the name; MySQL answers no rows: one row affected and
+    //! the new token as the insert id (QSimbaSqlConnection::lastInsertId()). Nothing taken:
+    //! the routine must decide. Empty on SQLite.
+    QString acquireFree() const;
 
     //! Applies the connection parameters and timeouts to \a db (before open()).
     void configure(QSqlDatabase &db) const;

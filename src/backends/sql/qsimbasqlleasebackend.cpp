@@ -112,10 +112,7 @@ public:
     //! \a change (an UPDATE, DELETE or INSERT), made to publish a hint of \a kind for the
     //! \a column of each row it changes: on PostgreSQL a NOTIFY in the same statement (sent on
     //! commit), on SQLite the rows returned (for the side file); MySQL's waiters read the rows.
-    //! On PostgreSQL, \a onlyIf (a boolean column of the changed rows) limits the notifications
-    //! to the rows where it is true.
-    Change withHints(const QString &change, const QString &column, QVariantList binds, Hint::Kind kind,
-                     const QString &onlyIf = {}) const;
+    Change withHints(const QString &change, const QString &column, QVariantList binds, Hint::Kind kind) const;
     //! The number of rows \a change changed, given its result; notes SQLite's hints.
     int changed(const Rows &rows, int affected, Hint::Kind kind);
 
@@ -151,16 +148,11 @@ std::optional<qint64> QSimbaSqlLeaseBackendPrivate::liveRemaining(const QSimbaSe
 
 QSimbaSqlLeaseBackendPrivate::Change QSimbaSqlLeaseBackendPrivate::withHints(const QString &change,
                                                                            const QString &column, QVariantList binds,
-                                                                           Hint::Kind kind, const QString &onlyIf) const
+                                                                           Hint::Kind kind) const
 {
     switch (dialect.driver()) {
     case Driver::Postgres:
         binds << dialect.channel() << QSimbaSqlHintListener::encode({kind, QString()});
-        if (!onlyIf.isEmpty())
-            return {QStringLiteral("WITH changed AS (%1 RETURNING %2, %3) "
-                                   "SELECT pg_notify(CAST(? AS text), CAST(? AS text) || %2) FROM changed WHERE %3")
-                        .arg(change, column, onlyIf),
-                    binds};
         return {QStringLiteral("WITH changed AS (%1 RETURNING %2) "
                                "SELECT pg_notify(CAST(? AS text), CAST(? AS text) || %2) FROM changed")
                     .arg(change, column),
@@ -202,6 +194,18 @@ QSimbaSqlLeaseBackendPrivate::Acquired
 QSimbaSqlLeaseBackendPrivate::acquireByRoutine(const QSimbaSessionId &session, const QSet<QSimbaLeaseName> &names)
 {
     using AcquireResult = QSimbaLeaseBackend::AcquireResult;
+    const QString free = dialect.acquireFree();
+    if (names.size() == 1 && !free.isEmpty()) {
+        // A free name is taken by one plain statement, without the prefix lock
+        // (QSimbaSqlDialect::acquireFree()); whatever else it finds, the routine decides.
+        int affected = 0;
+        const Rows taken =
+            connection().single(free, {session.toString(), session.toString(), names.cbegin()->toString()}, &affected);
+        if (!taken.isEmpty() && taken.first().value(0).toLongLong() == 1)
+            return {{*names.cbegin(), AcquireResult::granted(taken.first().value(1).toLongLong())}};
+        if (dialect.driver() == Driver::MySql && affected == 1 && connection().lastInsertId() > 0)
+            return {{*names.cbegin(), AcquireResult::granted(connection().lastInsertId())}};
+    }
     QStringList list; // names are [A-Za-z0-9._:-]: no comma
     for (const auto &name : names)
         list.append(name.toString());
@@ -506,12 +510,26 @@ void QSimbaSqlLeaseBackend::release(const QSimbaSessionId &session, const QHash<
     // set its row's flag in the same locked transaction, so a release either sees it (and
     // notifies on commit) or committed before that acquire locked the row (which then found
     // the name free and took it). An uncontended cycle sends no notification, which every
-    // listening client's server process and thread would have woken for.
-    const auto change = d->withHints(QStringLiteral("UPDATE %1 SET holder = NULL WHERE holder = ? AND (%2) "
-                                                    "AND (SELECT version FROM %3 WHERE id = 1) = ?")
-                                         .arg(d->dialect.leases(), each.join(QStringLiteral(" OR ")),
-                                              d->dialect.versionTable()),
-                                     QStringLiteral("name"), binds, Hint::Kind::Released, QStringLiteral("waited"));
+    // listening client's server process and thread would have woken for. Since schema version
+    // 4 the version checked is the row's own (QSimbaSqlDialect::migration(3)) and the
+    // notification is sent from the statement's condition, last, so for a row that is freed
+    // (a concurrent writer can make the server re-check a row, which may then not be freed: a
+    // spurious hint, which changes nothing but when a waiter retries): no subquery, no CTE,
+    // no result rows.
+    QSimbaSqlLeaseBackendPrivate::Change change;
+    if (d->dialect.driver() == Driver::Postgres) {
+        binds << d->dialect.channel() << QSimbaSqlHintListener::encode({Hint::Kind::Released, QString()});
+        change = {QStringLiteral("UPDATE %1 SET holder = NULL WHERE holder = ? AND (%2) AND version = ? AND (NOT "
+                                 "waited OR pg_notify(CAST(? AS text), CAST(? AS text) || name) IS NOT NULL)")
+                      .arg(d->dialect.leases(), each.join(QStringLiteral(" OR "))),
+                  binds};
+    } else {
+        change = d->withHints(QStringLiteral("UPDATE %1 SET holder = NULL WHERE holder = ? AND (%2) "
+                                             "AND (SELECT version FROM %3 WHERE id = 1) = ?")
+                                  .arg(d->dialect.leases(), each.join(QStringLiteral(" OR ")),
+                                       d->dialect.versionTable()),
+                              QStringLiteral("name"), binds, Hint::Kind::Released);
+    }
     d->pending.clear();
     int affected = 0;
     const auto rows = d->connection().single(change.sql, change.binds, &affected);

@@ -16,7 +16,7 @@ class QSIMBASQL_EXPORT QSimbaSqlLeaseBackend final : public QSimbaLeaseBackend
 {
 public:
     //! The schema version this code creates and understands.
-    static constexpr int SchemaVersion = 3;
+    static constexpr int SchemaVersion = 4;
 
     enum class Driver { Sqlite, Postgres, MySql };
 

@@ -29,33 +29,7 @@ using namespace std::chrono_literals;
 using Backend = QSimbaSqlLeaseBackend;
 
 namespace {
-// A connection of the test user outside the backend, e.g. to hold a lock.
-class RawConnection
-{
-public:
-    explicit RawConnection(const Backend::Options &o) : m_name(QStringLiteral("raw-%1").arg(quintptr(this)))
-    {
-        auto db = QSqlDatabase::addDatabase(o.driver == Backend::Driver::Postgres ? QStringLiteral("QPSQL")
-                                                                                   : QStringLiteral("QMYSQL"),
-                                            m_name);
-        db.setHostName(o.host);
-        db.setPort(o.port);
-        db.setDatabaseName(o.database);
-        db.setUserName(o.user);
-        db.setPassword(o.password);
-        db.open();
-    }
-    ~RawConnection()
-    {
-        QSqlDatabase::database(m_name).close();
-        QSqlDatabase::removeDatabase(m_name);
-    }
-    bool exec(const QString &sql) { return QSqlQuery(QSqlDatabase::database(m_name)).exec(sql); }
-
-private:
-    QString m_name;
-};
-
+using SqlTest::RawConnection;
 using SqlTest::backendError;
 } // namespace
 
@@ -311,6 +285,100 @@ void SqlServerTest::versionTwoIsMigrated()
                                            "WHERE proname = '%1acquire'")
                                 .arg(prefix)),
                  QStringLiteral("none"));
+}
+
+// Schema version 3 (on PostgreSQL: the leases without each row's version) is migrated in
+// place by the first client of version 4, the rows kept. A client of version 3 beside it is
+// refused by the routine, which answers the version it found, and its release (guarded by
+// version 3) frees nothing.
+void SqlServerTest::versionThreeIsMigrated()
+{
+    const QString prefix = newPrefix();
+    const QUrl u = url(QStringLiteral("prefix=") + prefix);
+    const bool postgres = ddlName() == QLatin1String("postgresql");
+    // The superuser's MySQL session has no database by default.
+    const QString tables = postgres ? prefix : u.path().mid(1) + QLatin1Char('.') + prefix;
+    qint64 token = 0;
+    {
+        const auto b = Backend::fromUrl(u);
+        const auto s = b->openSession(30s).id;
+        token = b->acquire(s, {a}).value(a).token;
+        b->closeSession(s);
+    }
+    if (postgres)
+        QVERIFY(admin(QStringLiteral("ALTER TABLE %1leases DROP COLUMN version").arg(prefix)));
+    QVERIFY(admin(QStringLiteral("UPDATE %1schema_version SET version = 3").arg(prefix)));
+    const auto b = Backend::fromUrl(u);
+    QSimbaSessionId s;
+    try {
+        s = b->openSession(30s).id;
+        const auto granted = b->acquire(s, {a}).value(a);
+        QVERIFY(granted.isGranted);
+        QCOMPARE(granted.token, token + 1); // the counter survived the migration
+        token = granted.token;
+    } catch (const QSimbaError &e) {
+        QFAIL(qPrintable(e.message()));
+    }
+    QCOMPARE(adminValue(QStringLiteral("SELECT version FROM %1schema_version").arg(tables)),
+             QString::number(Backend::SchemaVersion));
+    if (postgres)
+        QCOMPARE(adminValue(QStringLiteral("SELECT version FROM %1leases WHERE name = 'a'").arg(prefix)),
+                 QString::number(Backend::SchemaVersion));
+    // What a client of version 3 sends: its acquire is answered with the version found and
+    // nothing else; its release matches no row.
+    const QString oldAcquire = postgres
+        ? QStringLiteral("SELECT o_version, o_name IS NULL FROM %1acquire(3, '%2', 'a')").arg(prefix, s.toString())
+        : QStringLiteral("CALL %1acquire(3, '%2', 'a')").arg(tables, s.toString());
+    const QString answer = adminValue(oldAcquire);
+    QVERIFY2(answer.startsWith(QString::number(Backend::SchemaVersion)) && answer.count(QLatin1Char('\n')) == 0,
+             qPrintable(answer));
+    QVERIFY(admin(QStringLiteral("UPDATE %1leases SET holder = NULL WHERE holder = '%2' AND ((name = 'a' AND token = "
+                                 "%3)) AND (SELECT version FROM %1schema_version WHERE id = 1) = 3")
+                      .arg(prefix, s.toString())
+                      .arg(token)));
+    QCOMPARE(adminValue(QStringLiteral("SELECT holder FROM %1leases WHERE name = 'a'").arg(tables)), s.toString());
+    b->release(s, {{a, token}});
+    QCOMPARE(adminValue(QStringLiteral("SELECT count(*) FROM %1leases WHERE holder IS NULL").arg(tables)),
+             QStringLiteral("1"));
+}
+
+// Schema version 4: a free name is taken by one plain statement, without the prefix lock,
+// so a transaction that holds the lock (here an administrator's; in production a client
+// stopped inside a locked call, until the server ends it) does not hold it up; a name
+// never used, or held by another session, still goes to the routine, which waits for the
+// lock within the statement timeout. Before, every acquire waited.
+void SqlServerTest::freeNameIsTakenWithoutThePrefixLock()
+{
+    const QString prefix = newPrefixWithSchema();
+    const QUrl u = url(QStringLiteral("prefix=%1&statementTimeout=500ms").arg(prefix));
+    const auto b = Backend::fromUrl(u);
+    const auto s = b->openSession(10s).id, other = b->openSession(10s).id;
+    const auto held = QSimbaLeaseName::of(QStringLiteral("held"));
+    const auto first = b->acquire(s, {a}).value(a);
+    QVERIFY(first.isGranted);
+    b->release(s, {{a, first.token}});
+    QVERIFY(b->acquire(other, {held}).value(held).isGranted);
+    RawConnection raw(Backend::optionsFromUrl(u));
+    QVERIFY(raw.exec(QStringLiteral("BEGIN")));
+    QVERIFY(raw.exec(QStringLiteral("SELECT version FROM %1schema_version WHERE id = 1 FOR UPDATE").arg(prefix)));
+    try {
+        const auto again = b->acquire(s, {a}).value(a);
+        QVERIFY(again.isGranted);
+        QCOMPARE(again.token, first.token + 1);
+        b->release(s, {{a, again.token}});
+    } catch (const QSimbaError &e) {
+        QFAIL(qPrintable(QStringLiteral("the free name waited for the prefix lock: ") + e.message()));
+    }
+    for (const auto &name : {held, QSimbaLeaseName::of(QStringLiteral("never-used"))}) {
+        const QString message = backendError([&] { b->acquire(s, {name}); });
+        QVERIFY2(message.contains(QLatin1String("acquire("))
+                     && (message.contains(QLatin1String("timeout")) || message.contains(QLatin1String("max_statement_time"))),
+                 qPrintable(name.toString() + QStringLiteral(": ") + message));
+    }
+    QVERIFY(raw.exec(QStringLiteral("ROLLBACK")));
+    const auto later = b->acquire(s, {held}).value(held);
+    QVERIFY(!later.isGranted);
+    QCOMPARE(later.holder, other);
 }
 
 // Fault tests: a frozen server (SIGSTOP), a black-holed or resetting network (TcpProxy), a

@@ -71,6 +71,8 @@ private Q_SLOTS:
     void documentedRoutineIsTheBackendsOwn();
     void olderSchemaIsMigrated();
     void versionTwoIsMigrated();
+    void versionThreeIsMigrated();
+    void freeNameIsTakenWithoutThePrefixLock();
     void frozenServerFailsEveryCallInBoundedTime();
     void blackHoledServerFailsEveryCallInBoundedTime();
     void resetConnectionsFailFastAndRecover();

@@ -4,6 +4,8 @@
 #include "qsimbaerror.h"
 #include "testserver.h"
 
+#include <QtSql/QSqlDatabase>
+#include <QtSql/QSqlQuery>
 #include <QtTest/QTest>
 
 namespace {
@@ -42,6 +44,31 @@ QString SqlTest::backendError(const std::function<void()> &call)
         return e.message();
     }
     return {};
+}
+
+SqlTest::RawConnection::RawConnection(const QSimbaSqlLeaseBackend::Options &o)
+    : m_name(QStringLiteral("raw-%1").arg(quintptr(this)))
+{
+    auto db = QSqlDatabase::addDatabase(o.driver == QSimbaSqlLeaseBackend::Driver::Postgres ? QStringLiteral("QPSQL")
+                                                                                           : QStringLiteral("QMYSQL"),
+                                        m_name);
+    db.setHostName(o.host);
+    db.setPort(o.port);
+    db.setDatabaseName(o.database);
+    db.setUserName(o.user);
+    db.setPassword(o.password);
+    db.open();
+}
+
+SqlTest::RawConnection::~RawConnection()
+{
+    QSqlDatabase::database(m_name).close();
+    QSqlDatabase::removeDatabase(m_name);
+}
+
+bool SqlTest::RawConnection::exec(const QString &sql)
+{
+    return QSqlQuery(QSqlDatabase::database(m_name)).exec(sql);
 }
 
 int SqlTest::run(QObject &test, int argc, char **argv)

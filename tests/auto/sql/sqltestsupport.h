@@ -2,6 +2,8 @@
 // Test support for the SQL backend's tests: not installed.
 #pragma once
 
+#include "qsimbasqlleasebackend.h"
+
 #include <QtCore/QObject>
 #include <QtCore/QString>
 
@@ -19,4 +21,17 @@ int run(QObject &test, int argc, char **argv);
 int runFailure(const QString &error, int argc, char **argv);
 //! The message of the QSimbaBackendError that \a call throws; empty when it throws none.
 QString backendError(const std::function<void()> &call);
+
+//! A connection of the test user outside the backend (PostgreSQL or MySQL/MariaDB), e.g. to
+//! hold a lock in a transaction of its own.
+class RawConnection
+{
+public:
+    explicit RawConnection(const QSimbaSqlLeaseBackend::Options &o);
+    ~RawConnection();
+    bool exec(const QString &sql);
+
+private:
+    QString m_name;
+};
 } // namespace SqlTest

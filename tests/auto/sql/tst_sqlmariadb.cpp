@@ -108,6 +108,47 @@ private Q_SLOTS:
         b->closeSession(b->openSession(10s).id);
     }
 
+    // Schema version 4: the take of a free name is one UPDATE whose answer carries the new
+    // token (LAST_INSERT_ID(expr) and the rows found), no procedure and no second statement to
+    // read it; a release is one UPDATE. Counted by the server's statement counters over 20
+    // lock cycles, less what reading them costs (the admin client's own statements).
+    void lockCycleIsTwoUpdates()
+    {
+        using namespace std::chrono_literals;
+        const auto b = QSimbaSqlLeaseBackend::fromUrl(url(QStringLiteral("prefix=") + newPrefix()));
+        const auto s = b->openSession(10s).id;
+        const auto n = QSimbaLeaseName::of(QStringLiteral("two-updates"));
+        b->release(s, {{n, b->acquire(s, {n}).value(n).token}}); // the name's row exists
+        const auto counters = [&] {
+            QMap<QString, qint64> values;
+            const QString out = adminValue(QStringLiteral(
+                "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_select', 'Com_update', 'Com_call_procedure')"));
+            for (const QString &line : out.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+                const QStringList f = line.split(QLatin1Char('\t'));
+                if (f.size() == 2)
+                    values.insert(f.at(0).trimmed(), f.at(1).trimmed().toLongLong());
+            }
+            return values;
+        };
+        const auto idle0 = counters(), idle1 = counters(); // what reading costs
+        qint64 token = 0;
+        for (int cycle = 0; cycle < 20; ++cycle) {
+            const auto granted = b->acquire(s, {n}).value(n);
+            QVERIFY(granted.isGranted);
+            QVERIFY(granted.token > token);
+            token = granted.token;
+            b->release(s, {{n, token}});
+        }
+        const auto after = counters();
+        QCOMPARE(idle0.size(), 3);
+        for (const char *name : {"Com_select", "Com_update", "Com_call_procedure"}) {
+            const QString key = QLatin1String(name);
+            const qint64 reading = idle1.value(key) - idle0.value(key);
+            const qint64 cycles = after.value(key) - idle1.value(key) - reading;
+            QCOMPARE(cycles, key == QLatin1String("Com_update") ? 40 : 0);
+        }
+    }
+
     void namesAreCaseSensitive()
     {
         // MySQL compares strings case-insensitively by default: the schema must not.
