@@ -215,7 +215,7 @@ end
 for i = 4, #ARGV do
   local name = ARGV[i]
   local lease = P .. 'lease:' .. name
-  local h = redis.call('HMGET', lease, 'holder', 'token', 'run')
+  local h = redis.call('HMGET', lease, 'holder', 'token', 'run', 'waited')
   local holderExpiry = h[1] and alive(h[1])
   if h[1] == id and h[3] == run then
     answer(1, tonumber(h[2]), '', 0)
@@ -225,6 +225,8 @@ for i = 4, #ARGV do
     -- once the guard allows.
     if now < quiet then answer(0, tonumber(h[2]), '!' .. why, ms(quiet - now) + 1) else grant(name, lease) end
   elseif holderExpiry then
+    -- The caller waits for the name: the holder's release publishes its hint (release).
+    if not h[4] then redis.call('HSET', lease, 'waited', '1') end
     answer(0, tonumber(h[2]), h[1], ms(holderExpiry - now))
   else
     if h[1] then endSession(h[1]) end
@@ -239,17 +241,32 @@ return result
 )lua";
 
 // ARGV[3] id, ARGV[4..] name, token, … -> number released
+// Publishes Released only for a name somebody waits for: an acquire answered HeldBy marked
+// its lease 'waited' (the mark goes with the lease; both are one script, so a release either
+// sees the mark or comes before that acquire, which then finds the name free). Clients older
+// than the mark wait without marking: they subscribe to the hints channel only, while every
+// client that marks also subscribes to 'waitmarks' (on which nothing is published), so more
+// subscribers of the first than of the second mean an older one listens, and every release
+// publishes. So does a user whose ACL lacks PUBSUB NUMSUB.
 constexpr char releaseScript[] = R"lua(
 local id = ARGV[3]
 local released = 0
+local unmarked -- whether a client that does not mark its waits listens (nil: not asked)
+local function unmarkedListeners()
+  if unmarked == nil then
+    local n = redis.pcall('PUBSUB', 'NUMSUB', P .. 'hints', P .. 'waitmarks')
+    unmarked = type(n) ~= 'table' or n.err ~= nil or n[2] > n[4]
+  end
+  return unmarked
+end
 for i = 4, #ARGV, 2 do
   local name = ARGV[i]
-  local h = redis.call('HMGET', P .. 'lease:' .. name, 'holder', 'token')
+  local h = redis.call('HMGET', P .. 'lease:' .. name, 'holder', 'token', 'waited')
   if h[1] == id and h[2] == ARGV[i + 1] then
     redis.call('DEL', P .. 'lease:' .. name)
     redis.call('SREM', P .. 'owned:' .. id, name)
     redis.call('SREM', P .. 'leases', name)
-    hint('R', name)
+    if h[3] or unmarkedListeners() then hint('R', name) end
     released = released + 1
   end
 end

@@ -10,6 +10,7 @@
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QMutex>
 #include <QtCore/QScopeGuard>
+#include <QtNetwork/QTcpSocket>
 #include <QtTest/QTest>
 #include "qsimbatestmain.h"
 
@@ -52,6 +53,8 @@ private Q_SLOTS:
     void wrongPasswordIsAClearError();
 
     void releaseHintReachesWaitingPartyQuickly();
+    void releasePublishesOnlyWhenSomebodyWaits();
+    void olderListenersGetEveryReleaseHint();
     void restartWithoutPersistenceKeepsSafety();
     void hintsResubscribeAfterRestart();
 
@@ -199,6 +202,30 @@ extern "C" Q_DECL_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
         ++t_polls;
     return next(fds, n, timeout);
 }
+
+namespace {
+// The server's PUBLISH calls so far (INFO commandstats), or -1.
+qint64 publishes(const RedisServer &server)
+{
+    QString info;
+    if (server.cli({S("INFO"), S("commandstats")}, &info) != 0)
+        return -1;
+    const QString stats = field(info, S("cmdstat_publish"));
+    if (stats.isEmpty())
+        return 0; // never called
+    return stats.section(QLatin1Char(','), 0, 0).section(QLatin1Char('='), 1).toLongLong();
+}
+
+// How many connections subscribe to \a channel, or -1.
+int subscribers(const RedisServer &server, const QString &channel)
+{
+    QString out;
+    if (server.cli({S("PUBSUB"), S("NUMSUB"), channel}, &out) != 0)
+        return -1;
+    const QStringList lines = out.trimmed().split(QLatin1Char('\n'));
+    return lines.size() == 2 ? lines[1].trimmed().toInt() : -1;
+}
+} // namespace
 
 void tst_RedisBackend::initTestCase()
 {
@@ -548,7 +575,7 @@ void tst_RedisBackend::leastPrivilegeAclSuffices()
 {
     const QStringList commands{
         S("+auth"), S("+select"), S("+ping"), S("+evalsha"), S("+script|load"), S("+subscribe"), S("+info"),
-        S("+time"), S("+publish"), S("+get"), S("+set"), S("+del"), S("+hget"), S("+hset"), S("+hmget"),
+        S("+time"), S("+publish"), S("+pubsub|numsub"), S("+get"), S("+set"), S("+del"), S("+hget"), S("+hset"), S("+hmget"),
         S("+hgetall"), S("+sadd"), S("+srem"), S("+smembers"), S("+scard"), S("+zadd"), S("+zrem"), S("+zscore"),
         S("+zrangebyscore")};
     QString out;
@@ -599,14 +626,18 @@ void tst_RedisBackend::releaseHintReachesWaitingPartyQuickly()
     HintLog log;
     const auto subscription = waiter.subscribe(log.listener());
     const auto s1 = holder.openSession(600ms).id;
-    // Armed once a hint went through.
+    const auto s2 = waiter.openSession(600ms).id;
+    // Armed once a hint went through (a release publishes only what somebody waits for).
     const auto warmup = name("warmup");
     QVERIFY(awaitHint(log, Backend::Hint::Kind::Released, warmup.toString(), [&] {
-        holder.release(s1, {{warmup, grant(holder, s1, warmup, 600ms)}});
+        const qint64 token = grant(holder, s1, warmup, 600ms);
+        if (!waiter.keepAlive(s2, 600ms, {}).isLive || waiter.acquire(s2, {warmup}).value(warmup).isGranted)
+            throw QSimbaError(QStringLiteral("the waiter's session ended, or it was granted a held name"));
+        holder.release(s1, {{warmup, token}});
     }));
     const auto n = name("a");
     const qint64 t = grant(holder, s1, n, 600ms);
-    const auto s2 = waiter.openSession(600ms).id;
+    QVERIFY(waiter.keepAlive(s2, 600ms, {}).isLive);
     const auto held = waiter.acquire(s2, {n}).value(n);
     QVERIFY(!held.isGranted);
     QCOMPARE(held.holder, s1);
@@ -621,6 +652,114 @@ void tst_RedisBackend::releaseHintReachesWaitingPartyQuickly()
     QVERIFY(won.token > t);
     holder.closeSession(s1);
     waiter.closeSession(s2);
+}
+
+/*
+ * A release publishes its Released hint only when somebody waits for the name (an acquire
+ * answered HeldBy marked the lease): an uncontended lock cycle publishes nothing, so it
+ * wakes no hint subscriber, the releasing client's own included. One that somebody waits
+ * for publishes once, however often the waiter asked, and the mark goes with the lease.
+ */
+void tst_RedisBackend::releasePublishesOnlyWhenSomebodyWaits()
+{
+    const QString prefix = S("wm") + m_run;
+    QSimbaRedisLeaseBackend holder(options(prefix)), waiter(options(prefix));
+    HintLog log, own;
+    const auto subscription = waiter.subscribe(log.listener());
+    const auto ownSubscription = holder.subscribe(own.listener()); // as a client's engine has
+    const QString base = S("{") + prefix + S("}:");
+    QTRY_COMPARE_WITH_TIMEOUT(subscribers(m_server, base + S("hints")), 2, 5000);
+    QCOMPARE(subscribers(m_server, base + S("waitmarks")), 2);
+    const auto s1 = holder.openSession(600ms).id;
+    const auto n = name("a");
+    holder.release(s1, {{n, grant(holder, s1, n, 600ms)}}); // past the recovery guard
+
+    const qint64 before = publishes(m_server);
+    QVERIFY(before >= 0);
+    for (int i = 0; i < 3; ++i)
+        holder.release(s1, {{n, grant(holder, s1, n, 600ms)}});
+    QCOMPARE(publishes(m_server), before); // nobody waited
+
+    const auto s2 = waiter.openSession(600ms).id;
+    const qint64 t = grant(holder, s1, n, 600ms);
+    for (int i = 0; i < 2; ++i) {
+        const auto held = waiter.acquire(s2, {n}).value(n);
+        QVERIFY(!held.isGranted);
+        QCOMPARE(held.holder, s1);
+    }
+    holder.release(s1, {{n, t}});
+    QCOMPARE(publishes(m_server), before + 1);
+    QTRY_VERIFY_WITH_TIMEOUT(log.seen(Backend::Hint::Kind::Released, n.toString()) >= 0, 5000);
+
+    const auto won = waiter.acquire(s2, {n}).value(n);
+    QVERIFY(won.isGranted);
+    waiter.release(s2, {{n, won.token}});
+    QCOMPARE(publishes(m_server), before + 1); // the mark went with the released lease
+    holder.closeSession(s1);
+    waiter.closeSession(s2);
+}
+
+/*
+ * Clients older than the mark wait without marking, and listen on the hints channel only:
+ * while one listens, every release publishes (more subscribers of the hints channel than
+ * of the marks channel); once it left, uncontended releases publish nothing again. A user
+ * whose ACL does not allow PUBSUB NUMSUB (the least-privilege list before the mark) cannot
+ * count them: its releases publish every time.
+ */
+void tst_RedisBackend::olderListenersGetEveryReleaseHint()
+{
+    const QString prefix = S("old") + m_run;
+    const QString base = S("{") + prefix + S("}:");
+    QSimbaRedisLeaseBackend holder(options(prefix));
+    HintLog own;
+    const auto ownSubscription = holder.subscribe(own.listener());
+    const auto n = name("a");
+    // An uncontended lock cycle in a session of its own (whose close frees nothing).
+    const auto cycle = [&](Backend &b) {
+        const auto s = b.openSession(600ms).id;
+        b.release(s, {{n, grant(b, s, n, 600ms)}});
+        b.closeSession(s);
+    };
+    cycle(holder); // past the recovery guard
+    {
+        // An older client's subscription: the hints channel alone.
+        QTcpSocket older;
+        older.connectToHost(S("127.0.0.1"), m_server.port());
+        QVERIFY2(older.waitForConnected(5000), qPrintable(older.errorString()));
+        const QByteArray channel = base.toUtf8() + "hints";
+        older.write("*2\r\n$9\r\nSUBSCRIBE\r\n$" + QByteArray::number(channel.size()) + "\r\n" + channel + "\r\n");
+        QTRY_COMPARE_WITH_TIMEOUT(subscribers(m_server, base + S("hints")), 2, 5000);
+        QCOMPARE(subscribers(m_server, base + S("waitmarks")), 1);
+        const qint64 before = publishes(m_server);
+        cycle(holder);
+        QCOMPARE(publishes(m_server), before + 1);
+        const QByteArray expected = "R " + n.toString().toUtf8();
+        QByteArray heard;
+        QElapsedTimer timer;
+        timer.start();
+        while (!heard.contains(expected) && timer.elapsed() < 5000 && older.waitForReadyRead(100))
+            heard += older.readAll();
+        QVERIFY2(heard.contains(expected), heard.constData());
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(subscribers(m_server, base + S("hints")), 1, 5000);
+    qint64 before = publishes(m_server);
+    cycle(holder);
+    QCOMPARE(publishes(m_server), before); // only clients that mark listen
+
+    // A user who may not count subscribers: every release publishes.
+    QString out;
+    QCOMPARE(m_server.cli({S("ACL"), S("SETUSER"), S("nonumsub"), S("on"), S(">pw"), S("resetkeys"),
+                           S("~") + base + S("*"), S("resetchannels"), S("&") + base + S("*"), S("+@all"),
+                           S("-pubsub|numsub")},
+                          &out),
+             0);
+    Options o = options(prefix);
+    o.user = S("nonumsub");
+    o.password = S("pw");
+    QSimbaRedisLeaseBackend limited(o);
+    before = publishes(m_server);
+    cycle(limited);
+    QCOMPARE(publishes(m_server), before + 1);
 }
 
 /*
