@@ -44,6 +44,8 @@ private Q_SLOTS:
     void inspectionShowsMetadata();
     void brokenConnectionIsReestablished();
     void aCallIsOneWriteAndOneRead();
+    void aLockCycleRunsOnlyTheCommandsItNeeds();
+    void releasedLeaseLeavesKeepAliveAndInspection();
     void unreachableServerFailsInBoundedTime();
     void unresolvableHostFailsInBoundedTime();
     void hungServerTimesOut();
@@ -214,6 +216,22 @@ qint64 publishes(const RedisServer &server)
     if (stats.isEmpty())
         return 0; // never called
     return stats.section(QLatin1Char(','), 0, 0).section(QLatin1Char('='), 1).toLongLong();
+}
+
+// Calls per command so far (INFO commandstats: "cmdstat_<name>:calls=<n>,…").
+QMap<QString, qint64> commandCalls(const RedisServer &server)
+{
+    QString info;
+    QMap<QString, qint64> calls;
+    if (server.cli({S("INFO"), S("commandstats")}, &info) != 0)
+        return calls;
+    for (const QString &line : info.split(QLatin1Char('\n'))) {
+        if (!line.startsWith(S("cmdstat_")))
+            continue;
+        const QString name = line.mid(8).section(QLatin1Char(':'), 0, 0);
+        calls.insert(name, line.section(QLatin1String("calls="), 1).section(QLatin1Char(','), 0, 0).toLongLong());
+    }
+    return calls;
 }
 
 // How many connections subscribe to \a channel, or -1.
@@ -479,6 +497,79 @@ void tst_RedisBackend::aCallIsOneWriteAndOneRead()
     // machine, a sanitizer build): that read then waits in poll() to keep the command's
     // limit exact. So fewer than one per call, whatever the machine does.
     QVERIFY2(polls < 11, qPrintable(QStringLiteral("%1 polls in 11 calls").arg(polls)));
+}
+
+/*
+ * An uncontended lock cycle (acquire and release of a free name, the client's hint
+ * subscription up) runs only the commands its rules need on the server: the clock, the
+ * session's liveness, the recovery guard's INFO and epoch, the lease, the token (one SET
+ * that also reads the last one), the session's owned set; the release deletes the lease and
+ * asks whether an older client listens. No PUBLISH (nobody waits), no index of held names,
+ * and the owned set is left to keepAlive to tidy.
+ */
+void tst_RedisBackend::aLockCycleRunsOnlyTheCommandsItNeeds()
+{
+    const QString prefix = S("cmd") + m_run;
+    QSimbaRedisLeaseBackend b(options(prefix));
+    HintLog log;
+    const auto subscription = b.subscribe(log.listener());
+    QTRY_COMPARE_WITH_TIMEOUT(subscribers(m_server, S("{") + prefix + S("}:waitmarks")), 1, 5000);
+    const auto s = b.openSession(600ms).id;
+    const auto n = name("a");
+    b.release(s, {{n, grant(b, s, n, 600ms)}}); // past the recovery guard, the scripts loaded
+    QVERIFY(b.keepAlive(s, 600ms, {}).isLive);
+
+    const auto before = commandCalls(m_server);
+    QVERIFY(!before.isEmpty());
+    const auto r = b.acquire(s, {n}).value(n);
+    QVERIFY(r.isGranted);
+    b.release(s, {{n, r.token}});
+    const auto after = commandCalls(m_server);
+    QMap<QString, qint64> ran;
+    for (auto it = after.cbegin(); it != after.cend(); ++it)
+        if (it.value() != before.value(it.key()))
+            ran.insert(it.key(), it.value() - before.value(it.key()));
+    // INFO: the script's and the first INFO commandstats of this test's own.
+    const QMap<QString, qint64> expected{{S("evalsha"), 2}, {S("time"), 1}, {S("zscore"), 1}, {S("info"), 2},
+                                         {S("hmget"), 3}, {S("set"), 1}, {S("hset"), 1}, {S("sadd"), 1},
+                                         {S("del"), 1}, {S("pubsub|numsub"), 1}};
+    QString shown;
+    for (auto it = ran.cbegin(); it != ran.cend(); ++it)
+        shown += S(" %1=%2").arg(it.key()).arg(it.value());
+    QVERIFY2(ran == expected, qPrintable(S("commands of one cycle:") + shown));
+    b.closeSession(s);
+}
+
+// The owned set keeps a released name until keepAlive tidies it: no reader may take it for
+// a held lease (keepAlive, inspect, closeSession), also once another session holds it.
+void tst_RedisBackend::releasedLeaseLeavesKeepAliveAndInspection()
+{
+    const QString prefix = S("own") + m_run;
+    QSimbaRedisLeaseBackend b(options(prefix));
+    const auto s1 = b.openSession(600ms).id;
+    const auto n = name("a"), kept = name("b");
+    b.release(s1, {{n, grant(b, s1, n, 600ms)}});
+    grant(b, s1, kept, 600ms);
+    const auto lists = [&](const QSimbaSessionId &s, const QSimbaLeaseName &name) {
+        const auto view = b.inspect();
+        return std::count_if(view.leases.cbegin(), view.leases.cend(),
+                             [&](const auto &l) { return l.name == name && l.holder == s; });
+    };
+    QCOMPARE(lists(s1, n), 0);
+    QCOMPARE(lists(s1, kept), 1);
+    const auto s2 = b.openSession(600ms).id;
+    const qint64 t2 = grant(b, s2, n, 600ms);
+    QCOMPARE(lists(s1, n), 0);
+    QCOMPARE(lists(s2, n), 1);
+    QCOMPARE(b.keepAlive(s1, 600ms, {}).owned, QSet<QSimbaLeaseName>{kept});
+    QCOMPARE(b.keepAlive(s2, 600ms, {}).owned, QSet<QSimbaLeaseName>{n});
+    b.closeSession(s1); // frees only what s1 holds
+    const auto view = b.inspect();
+    QCOMPARE(view.leases.size(), 1);
+    QCOMPARE(view.leases.first().name, n);
+    QCOMPARE(view.leases.first().token, t2);
+    QVERIFY(b.keepAlive(s2, 600ms, {}).owned.contains(n));
+    b.closeSession(s2);
 }
 
 void tst_RedisBackend::unreachableServerFailsInBoundedTime()

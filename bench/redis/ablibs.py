@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Two builds of the Redis backend side by side, under the same benchmark binaries.
+
+    bench/redis/ablibs.py [--rounds N] [--build DIR] [--cycles N] [--handoffs N] OLD_LIBS NEW_LIBS
+
+OLD_LIBS and NEW_LIBS are directories holding a libQSimbaRedis.so.0 (and, if the change
+touched the engine, a libQSimbaCore.so.0): copies of build/src/backends/redis/ (and
+build/src/simbacore/) taken before and after a change. Each round runs, once with each
+directory first on LD_LIBRARY_PATH (the order alternating from round to round, so a busy
+machine weighs on both alike):
+
+    qsimba_bench_cycle --cycles N --handoff N redis
+    qsimba_bench_suite --backend redis --quick --only handoff,graceful
+
+and the script prints, per figure, the median of the rounds' medians for each build, their
+range, and the ratio new / old. Every run starts its own redis-server (the tests' fixture);
+the suite's first grant waits for the recovery guard (10 s), so a round takes about 30 s.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+CYCLE_ROWS = ['cycle', 'acquire', 'release', 'raw PING', 'raw SET', 'handoff']
+SUITE_ROWS = ['read', 'cycle', 'acquire', 'release', 'handoff', 'handover']
+
+
+def run(binary, args, libs):
+    env = dict(os.environ)
+    env['LD_LIBRARY_PATH'] = libs + (':' + env['LD_LIBRARY_PATH'] if env.get('LD_LIBRARY_PATH') else '')
+    done = subprocess.run(['nice', '-n', '19', binary] + args, env=env, capture_output=True, text=True,
+                          timeout=600)
+    if done.returncode != 0:
+        sys.exit(f'{binary} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}')
+    return done.stdout
+
+
+def cycle_figures(text):
+    """Medians in µs from qsimba_bench_cycle's table (and the scripts' server time)."""
+    out = {}
+    for row in CYCLE_ROWS:
+        m = re.search(r'^\s+' + re.escape(row) + r'\s+([\d.]+)\s', text, re.M)
+        if m:
+            out['cycle: ' + row] = float(m.group(1))
+    m = re.search(r'acquire script (\d+) / \d+ .*release script (\d+) /', text)
+    if m:
+        out['cycle: acquire script (server)'] = float(m.group(1))
+        out['cycle: release script (server)'] = float(m.group(2))
+    return out
+
+
+def suite_figures(text):
+    """Medians in µs from qsimba_bench_suite's Markdown table (printed in ms)."""
+    out = {}
+    for row in SUITE_ROWS:
+        m = re.search(r'^\| ' + re.escape(row) + r' \| \d+ \| ([\d.]+) \|', text, re.M)
+        if m:
+            out['suite: ' + row] = float(m.group(1)) * 1000
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--rounds', type=int, default=5)
+    parser.add_argument('--build', default=os.path.join(ROOT, 'build'))
+    parser.add_argument('--cycles', type=int, default=1500)
+    parser.add_argument('--handoffs', type=int, default=20)
+    parser.add_argument('old')
+    parser.add_argument('new')
+    a = parser.parse_args()
+    cycle = os.path.join(a.build, 'bench/cycle/qsimba_bench_cycle')
+    suite = os.path.join(a.build, 'bench/suite/qsimba_bench_suite')
+    figures = {'old': {}, 'new': {}}
+    for r in range(a.rounds):
+        order = ['old', 'new'] if r % 2 == 0 else ['new', 'old']
+        for which in order:
+            libs = os.path.abspath(getattr(a, which))
+            got = cycle_figures(run(cycle, ['--cycles', str(a.cycles), '--handoff', str(a.handoffs), 'redis'], libs))
+            got.update(suite_figures(run(suite, ['--backend', 'redis', '--quick', '--only', 'handoff,graceful'],
+                                         libs)))
+            for k, v in got.items():
+                figures[which].setdefault(k, []).append(v)
+            print(f'round {r + 1} {which}: ' + ', '.join(f'{k} {v:.1f}' for k, v in got.items()), flush=True)
+    print(f'\nmedians of {a.rounds} rounds, µs (range); new / old')
+    print(f'{"figure":34} {"old":>22} {"new":>22} {"new/old":>8}')
+    for k in figures['old']:
+        o, n = figures['old'][k], figures['new'].get(k, [])
+        if not n:
+            continue
+        mo, mn = statistics.median(o), statistics.median(n)
+        print(f'{k:34} {mo:8.1f} ({min(o):5.0f}-{max(o):5.0f}) {mn:8.1f} ({min(n):5.0f}-{max(n):5.0f}) '
+              f'{mn / mo:8.2f}')
+
+
+if __name__ == '__main__':
+    main()
