@@ -12,10 +12,12 @@ machine weighs on both alike):
 
     qsimba_bench_cycle --cycles N --handoff N redis
     qsimba_bench_suite --backend redis --quick --only handoff,graceful
+    qsimba_bench_redis_loop --rounds 5       (lock cycles back to back)
 
 and the script prints, per figure, the median of the rounds' medians for each build, their
 range, and the ratio new / old. Every run starts its own redis-server (the tests' fixture);
-the suite's first grant waits for the recovery guard (10 s), so a round takes about 30 s.
+each program's first grant waits for the recovery guard (10 s), so a round takes about 80 s.
+Each figure is named after its program: "cycle:", "suite:", "loop:".
 """
 import argparse
 import os
@@ -28,6 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 CYCLE_ROWS = ['cycle', 'acquire', 'release', 'raw PING', 'raw SET', 'handoff']
 SUITE_ROWS = ['read', 'cycle', 'acquire', 'release', 'handoff', 'handover']
+LOOP_ROWS = ['loop cycle', 'loop PING', 'PING after a cycle']
 
 
 def run(binary, args, libs):
@@ -64,6 +67,19 @@ def suite_figures(text):
     return out
 
 
+def loop_figures(text):
+    """Medians in µs from qsimba_bench_redis_loop, and the hints received per cycle."""
+    out = {}
+    for row in LOOP_ROWS:
+        m = re.search(r'^\s+' + re.escape(row) + r'\s+([\d.]+)\s', text, re.M)
+        if m:
+            out['loop: ' + row] = float(m.group(1))
+    m = re.search(r'Released hints received per cycle: ([\d.]+)', text)
+    if m:
+        out['loop: hints per cycle (count)'] = float(m.group(1))
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--rounds', type=int, default=5)
@@ -75,6 +91,7 @@ def main():
     a = parser.parse_args()
     cycle = os.path.join(a.build, 'bench/cycle/qsimba_bench_cycle')
     suite = os.path.join(a.build, 'bench/suite/qsimba_bench_suite')
+    loop = os.path.join(a.build, 'bench/redis/qsimba_bench_redis_loop')
     figures = {'old': {}, 'new': {}}
     for r in range(a.rounds):
         order = ['old', 'new'] if r % 2 == 0 else ['new', 'old']
@@ -83,6 +100,7 @@ def main():
             got = cycle_figures(run(cycle, ['--cycles', str(a.cycles), '--handoff', str(a.handoffs), 'redis'], libs))
             got.update(suite_figures(run(suite, ['--backend', 'redis', '--quick', '--only', 'handoff,graceful'],
                                          libs)))
+            got.update(loop_figures(run(loop, ['--rounds', '5'], libs)))
             for k, v in got.items():
                 figures[which].setdefault(k, []).append(v)
             print(f'round {r + 1} {which}: ' + ', '.join(f'{k} {v:.1f}' for k, v in got.items()), flush=True)
@@ -93,8 +111,8 @@ def main():
         if not n:
             continue
         mo, mn = statistics.median(o), statistics.median(n)
-        print(f'{k:34} {mo:8.1f} ({min(o):5.0f}-{max(o):5.0f}) {mn:8.1f} ({min(n):5.0f}-{max(n):5.0f}) '
-              f'{mn / mo:8.2f}')
+        ratio = f'{mn / mo:8.2f}' if mo else '       -'
+        print(f'{k:34} {mo:8.1f} ({min(o):5.0f}-{max(o):5.0f}) {mn:8.1f} ({min(n):5.0f}-{max(n):5.0f}) {ratio}')
 
 
 if __name__ == '__main__':
