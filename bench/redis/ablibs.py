@@ -43,13 +43,19 @@ def run(binary, args, libs):
     return done.stdout
 
 
-def cycle_figures(text):
-    """Medians in µs from qsimba_bench_cycle's table (and the scripts' server time)."""
+def table_figures(text, label, rows):
+    """The first number after each row's name in a program's text table (its median)."""
     out = {}
-    for row in CYCLE_ROWS:
+    for row in rows:
         m = re.search(r'^\s+' + re.escape(row) + r'\s+([\d.]+)\s', text, re.M)
         if m:
-            out['cycle: ' + row] = float(m.group(1))
+            out[f'{label}: {row}'] = float(m.group(1))
+    return out
+
+
+def cycle_figures(text):
+    """Medians in µs from qsimba_bench_cycle's table (and the scripts' server time)."""
+    out = table_figures(text, 'cycle', CYCLE_ROWS)
     m = re.search(r'acquire script (\d+) / \d+ .*release script (\d+) /', text)
     if m:
         out['cycle: acquire script (server)'] = float(m.group(1))
@@ -69,11 +75,7 @@ def suite_figures(text):
 
 def loop_figures(text):
     """Medians in µs from qsimba_bench_redis_loop, and the hints received per cycle."""
-    out = {}
-    for row in LOOP_ROWS:
-        m = re.search(r'^\s+' + re.escape(row) + r'\s+([\d.]+)\s', text, re.M)
-        if m:
-            out['loop: ' + row] = float(m.group(1))
+    out = table_figures(text, 'loop', LOOP_ROWS)
     m = re.search(r'Released hints received per cycle: ([\d.]+)', text)
     if m:
         out['loop: hints per cycle (count)'] = float(m.group(1))
@@ -101,18 +103,25 @@ def main():
             got.update(suite_figures(run(suite, ['--backend', 'redis', '--quick', '--only', 'handoff,graceful'],
                                          libs)))
             got.update(loop_figures(run(loop, ['--rounds', '5'], libs)))
+            # Ratios within one run: this VM's round trip moves by 3x from minute to minute
+            # (15 us while the other core is busy, 40-60 us while both idle), the scripts' time
+            # much less, so medians of times mix the two states; these do less.
+            if got.get('cycle: raw SET'):
+                got['cycle: cycle / raw SET (ratio)'] = got['cycle: cycle'] / got['cycle: raw SET']
+            if got.get('loop: loop PING'):
+                got['loop: cycle / loop PING (ratio)'] = got['loop: loop cycle'] / got['loop: loop PING']
             for k, v in got.items():
                 figures[which].setdefault(k, []).append(v)
-            print(f'round {r + 1} {which}: ' + ', '.join(f'{k} {v:.1f}' for k, v in got.items()), flush=True)
+            print(f'round {r + 1} {which}: ' + ', '.join(f'{k} {v:.2f}' for k, v in got.items()), flush=True)
     print(f'\nmedians of {a.rounds} rounds, µs (range); new / old')
-    print(f'{"figure":34} {"old":>22} {"new":>22} {"new/old":>8}')
+    print(f'{"figure":34} {"old":>24} {"new":>24} {"new/old":>8}')
     for k in figures['old']:
         o, n = figures['old'][k], figures['new'].get(k, [])
         if not n:
             continue
         mo, mn = statistics.median(o), statistics.median(n)
         ratio = f'{mn / mo:8.2f}' if mo else '       -'
-        print(f'{k:34} {mo:8.1f} ({min(o):5.0f}-{max(o):5.0f}) {mn:8.1f} ({min(n):5.0f}-{max(n):5.0f}) {ratio}')
+        print(f'{k:34} {mo:8.2f} ({min(o):6.1f}-{max(o):6.1f}) {mn:8.2f} ({min(n):6.1f}-{max(n):6.1f}) {ratio}')
 
 
 if __name__ == '__main__':
