@@ -428,6 +428,17 @@ void tst_RedisBackend::tokensAreFlooredAtServerTime()
     b.release(s, {{n, t1}});
     const qint64 t2 = grant(b, s, n, 500ms);
     QVERIFY(t2 > t1);
+    b.release(s, {{n, t2}});
+
+    // A last token above the server's time (granted faster than one per microsecond, or by a
+    // server whose clock was ahead): the next is that + 1, not the time (one SET wrote the
+    // time and read the last token; a second one writes the higher token).
+    const qint64 ahead = t2 + 1'000'000'000'000;
+    QCOMPARE(m_server.cli({S("SET"), S("{t}:token:") + n.toString(), QString::number(ahead)}), 0);
+    const qint64 t3 = grant(b, s, n, 500ms);
+    QCOMPARE(t3, ahead + 1);
+    b.release(s, {{n, t3}});
+    QCOMPARE(grant(b, s, n, 500ms), ahead + 2);
     b.closeSession(s);
 }
 
