@@ -108,7 +108,12 @@ bool PostgresServer::start()
     QStringList serverArgs{QStringLiteral("-D"), data, QStringLiteral("-p"), portText, QStringLiteral("-k"), dir(),
                            QStringLiteral("-c"), QStringLiteral("listen_addresses=127.0.0.1"), QStringLiteral("-c"),
                            QStringLiteral("fsync=off"), QStringLiteral("-c"), QStringLiteral("synchronous_commit=off"),
-                           QStringLiteral("-c"), QStringLiteral("full_page_writes=off")};
+                           QStringLiteral("-c"), QStringLiteral("full_page_writes=off"),
+                           // Evidence for a test that fails on a stalled call: the server's
+                           // slow statements and lock waits, reported by stop().
+                           QStringLiteral("-c"), QStringLiteral("log_min_duration_statement=500"),
+                           QStringLiteral("-c"), QStringLiteral("log_lock_waits=on"),
+                           QStringLiteral("-c"), QStringLiteral("log_line_prefix=%m [%p] ")};
     if (!m_tls.isEmpty() && !installTls(data, &serverArgs))
         return false;
     const bool ready = launch(
@@ -138,10 +143,27 @@ bool PostgresServer::start()
 
 void PostgresServer::stop()
 {
+    reportSlowStatements();
     // SIGINT is PostgreSQL's fast shutdown: it does not wait for clients to disconnect.
     if (m_process && m_process->state() == QProcess::Running) {
         ::kill(pid_t(m_process->processId()), SIGINT);
         m_process->waitForFinished(10000);
     }
     TestServer::stop();
+}
+
+void PostgresServer::reportSlowStatements() const
+{
+    QFile log(dir() + QLatin1Char('/') + name() + QStringLiteral(".log"));
+    if (!isRunning() || !log.open(QIODevice::ReadOnly))
+        return;
+    int reported = 0;
+    while (!log.atEnd() && reported < 40) {
+        const QByteArray line = log.readLine().trimmed();
+        if (line.contains(" duration: ") || line.contains("still waiting for") || line.contains(" acquired ")
+            || line.contains("idle-in-transaction")) {
+            qInfo("postgres (port %d): %s", int(port()), line.constData());
+            ++reported;
+        }
+    }
 }

@@ -39,6 +39,10 @@ public:
     qint64 pid() const { return m_process ? m_process->processId() : 0; }
 
 private:
+    //! Prints the server log's slow statements (over 500 ms), lock waits and sessions ended
+    //! idle in a transaction: on a loaded machine, whether a stalled call waited for the
+    //! server or the server for the client.
+    void reportSlowStatements() const;
     bool installTls(const QString &data, QStringList *args);
 
     QString m_bin;

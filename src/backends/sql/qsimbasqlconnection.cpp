@@ -206,12 +206,12 @@ bool QSimbaSqlConnection::ensureOpen()
         m_db = QSqlDatabase::addDatabase(QSimbaSqlDialect::driverName(m_options.driver), m_connectionName);
         m_dialect.configure(m_db);
     }
-    if (!m_db.open()) {
+    if (!QSimbaSqlWatchdog::open(m_db, m_dialect.openBound())) {
         const QSqlError error = m_db.lastError();
         m_db.close();
         fail(QStringLiteral("cannot connect"), error);
     }
-    startCall(); // the connect had its own bound
+    startCall(); // the open had its own bound
     try {
         bool mariaDb = false;
         if (m_options.driver == Driver::MySql) {

@@ -24,6 +24,10 @@ public:
     Driver driver() const { return m_options.driver; }
     std::chrono::milliseconds statementTimeout() const { return m_options.statementTimeout; }
     std::chrono::milliseconds hintInterval() const { return m_options.hintInterval; }
+    //! How long QSqlDatabase::open() may take: the client library's connect timeout (whole
+    //! seconds; libpq's at least 2 s), then the driver's own setup statements, each within
+    //! statementTimeout, and a second of slack.
+    std::chrono::milliseconds openBound() const;
     static QString driverName(Driver driver);
     static QString scheme(Driver driver);
     static int defaultPort(Driver driver);

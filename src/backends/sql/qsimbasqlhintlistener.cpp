@@ -110,6 +110,7 @@ void QSimbaSqlHintListener::run()
          * next poll. Ours is disabled right after the read that found the end.
          */
         std::unique_ptr<QSocketNotifier> notifier;
+        const auto statementBound = m_dialect.statementTimeout() + std::chrono::seconds(1);
         const auto setSocket = [&](int fd) {
             QMutexLocker lock(&m_mutex);
             m_socket = fd;
@@ -137,23 +138,29 @@ void QSimbaSqlHintListener::run()
         const auto listen = [&] {
             if (!setSocket(-1))
                 return;
-            if (!db.open()) {
+            if (!QSimbaSqlWatchdog::open(db, m_dialect.openBound())) {
                 qCWarning(lcSimbaSql, "%s: hints: cannot connect: %s", qPrintable(m_description),
                           qPrintable(db.lastError().text()));
                 return;
             }
-            QSqlQuery subscribe(db);
+            // The socket is the destructor's to shut down from here on, and LISTEN has the
+            // probe's bound: a server that stops answering must not hold this thread.
             const int fd = QSimbaSqlWatchdog::socketOf(db);
-            if (!LibPq::get().isLoaded() || fd < 0
-                || !subscribe.exec(QStringLiteral("LISTEN ")
-                                   + db.driver()->escapeIdentifier(m_dialect.channel(), QSqlDriver::TableName))) {
+            if (!setSocket(fd)) {
+                closeConnection();
+                return;
+            }
+            QSqlQuery subscribe(db);
+            bool listening = false;
+            if (LibPq::get().isLoaded() && fd >= 0) {
+                const QSimbaSqlWatchdog::Guard guard(db, statementBound);
+                listening = subscribe.exec(QStringLiteral("LISTEN ")
+                                           + db.driver()->escapeIdentifier(m_dialect.channel(), QSqlDriver::TableName));
+            }
+            if (!listening) {
                 qCWarning(lcSimbaSql, "%s: hints: LISTEN failed: %s", qPrintable(m_description),
                           qPrintable(LibPq::get().isLoaded() ? subscribe.lastError().text()
                                                               : QStringLiteral("libpq's notification calls not found")));
-                db.close();
-                return;
-            }
-            if (!setSocket(fd)) {
                 closeConnection();
                 return;
             }
@@ -179,7 +186,7 @@ void QSimbaSqlHintListener::run()
         check.setInterval(CheckIntervalMs);
         QObject::connect(&check, &QTimer::timeout, &context, [&] {
             if (db.isOpen()) {
-                const QSimbaSqlWatchdog::Guard guard(db, m_dialect.statementTimeout() + std::chrono::seconds(1));
+                const QSimbaSqlWatchdog::Guard guard(db, statementBound);
                 const bool alive = QSqlQuery(db).exec(QStringLiteral("SELECT 1"));
                 // Notifications that came with the probe's answer were read by it: hand them on.
                 if (drain(false) && alive)

@@ -288,7 +288,7 @@ void QSimbaSqlHintPoller::run()
             pause = m_dialect.hintInterval();
             QString error;
             if (!db.isOpen()) {
-                if (!db.open())
+                if (!QSimbaSqlWatchdog::open(db, m_dialect.openBound()))
                     error = db.lastError().text();
                 else if (!setSocket(QSimbaSqlWatchdog::socketOf(db)))
                     break; // being destroyed

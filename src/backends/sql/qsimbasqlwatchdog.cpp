@@ -28,6 +28,35 @@ Fn clientFunction(const char *library, const char *symbol)
     return handle ? reinterpret_cast<Fn>(::dlsym(handle, symbol)) : nullptr;
 }
 
+// The driver's client connection (PGconn * or MYSQL *, its type's name in \a type), or null.
+void *clientConnection(const QSqlDriver *driver, QByteArray *type = nullptr)
+{
+    const QVariant handle = driver ? driver->handle() : QVariant();
+    if (type)
+        *type = handle.typeName();
+    return handle.isValid() ? *static_cast<void *const *>(handle.data()) : nullptr;
+}
+
+// The socket of the driver's client connection, or -1 while it has none.
+int socketOfDriver(const QSqlDriver *driver)
+{
+    QByteArray type;
+    void *connection = clientConnection(driver, &type);
+    if (!connection)
+        return -1;
+    if (type == "PGconn*" || type == "pg_conn*") { // the typedef or the struct's name
+        using PQsocket = int (*)(const void *);
+        static const auto fn = clientFunction<PQsocket>("libpq.so.5", "PQsocket");
+        return fn ? fn(connection) : -1;
+    }
+    if (type == "MYSQL*" || type == "st_mysql*") {
+        using GetSocket = int (*)(void *);
+        static const auto fn = clientFunction<GetSocket>("libmariadb.so.3", "mysql_get_socket");
+        return fn ? fn(connection) : -1;
+    }
+    return -1;
+}
+
 class Watchdog
 {
 public:
@@ -40,8 +69,11 @@ public:
     //! While guards keep being armed, the thread wakes at least this often: a guard armed
     //! with a later deadline than its next wake-up does not need to wake it.
     static constexpr std::chrono::milliseconds IdleWake{1000};
+    static constexpr std::chrono::milliseconds RetryOpening{50};
 
-    quint64 arm(int fd, Clock::time_point deadline)
+    //! \a driver, when not null, names the connection whose socket is looked up when the
+    //! deadline passes (\a fd is -1): a connection being opened has none yet.
+    quint64 arm(int fd, Clock::time_point deadline, const QSqlDriver *driver = nullptr)
     {
         std::lock_guard lock(m_mutex);
         if (!m_thread.joinable()) {
@@ -49,7 +81,7 @@ public:
             ::pthread_setname_np(m_thread.native_handle(), "simba-sql-watch");
         }
         const quint64 id = ++m_next;
-        m_armed.emplace(id, Entry{fd, deadline, false});
+        m_armed.emplace(id, Entry{fd, deadline, false, driver});
         m_armedSinceWake = true;
         // Woken only when it would otherwise wake too late for this deadline: not once per
         // statement (a context switch on every call's path).
@@ -94,6 +126,7 @@ private:
         int fd;
         Clock::time_point deadline;
         bool fired;
+        const QSqlDriver *driver;
     };
 
     void run()
@@ -107,8 +140,14 @@ private:
                     continue;
                 if (e.deadline <= now) {
                     // Under the mutex: the guard cannot disarm, so the descriptor is still the connection's.
-                    ::shutdown(e.fd, SHUT_RDWR);
-                    e.fired = true;
+                    const int fd = e.driver ? socketOfDriver(e.driver) : e.fd;
+                    if (fd >= 0) {
+                        ::shutdown(fd, SHUT_RDWR);
+                        e.fired = true;
+                    } else {
+                        // Still connecting (the client library's connect timeout bounds that): look again soon.
+                        next = std::min(next, now + RetryOpening);
+                    }
                 } else {
                     next = std::min(next, e.deadline);
                 }
@@ -144,29 +183,12 @@ void *QSimbaSqlWatchdog::clientSymbol(const char *library, const char *symbol)
 
 void *QSimbaSqlWatchdog::connectionOf(const QSqlDatabase &db)
 {
-    if (!db.isOpen() || !db.driver())
-        return nullptr;
-    const QVariant handle = db.driver()->handle();
-    return handle.isValid() ? *static_cast<void *const *>(handle.data()) : nullptr;
+    return db.isOpen() ? clientConnection(db.driver()) : nullptr;
 }
 
 int QSimbaSqlWatchdog::socketOf(const QSqlDatabase &db)
 {
-    void *connection = connectionOf(db);
-    if (!connection)
-        return -1;
-    const QByteArray type = db.driver()->handle().typeName();
-    if (type == "PGconn*" || type == "pg_conn*") { // the typedef or the struct's name
-        using PQsocket = int (*)(const void *);
-        static const auto fn = clientFunction<PQsocket>("libpq.so.5", "PQsocket");
-        return fn ? fn(connection) : -1;
-    }
-    if (type == "MYSQL*" || type == "st_mysql*") {
-        using GetSocket = int (*)(void *);
-        static const auto fn = clientFunction<GetSocket>("libmariadb.so.3", "mysql_get_socket");
-        return fn ? fn(connection) : -1;
-    }
-    return -1;
+    return db.isOpen() ? socketOfDriver(db.driver()) : -1;
 }
 
 QSimbaSqlWatchdog::Guard::Guard(const QSqlDatabase &db, std::chrono::milliseconds timeout)
@@ -185,4 +207,12 @@ QSimbaSqlWatchdog::Guard::~Guard()
 bool QSimbaSqlWatchdog::Guard::fired() const
 {
     return m_id && Watchdog::instance().fired(m_id);
+}
+
+bool QSimbaSqlWatchdog::open(QSqlDatabase &db, std::chrono::milliseconds timeout)
+{
+    Guard guard;
+    if (db.driver())
+        guard.m_id = Watchdog::instance().arm(-1, Clock::now() + timeout, db.driver());
+    return db.open();
 }

@@ -5,6 +5,7 @@
 #include "qsimbaerror.h"
 #include "sqlservertest.h"
 #include "sqltestsupport.h"
+#include "tcpproxy.h"
 
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QMutex>
@@ -253,6 +254,57 @@ private Q_SLOTS:
         QVERIFY(!both.value(a).isGranted);
         QCOMPARE(both.value(a).holder, s);
         QVERIFY(both.value(c).isGranted);
+    }
+
+    // QPSQL's open() runs statements of its own once connected (the server's version first):
+    // a server that stopped answering right then held open(), the call and the subscription's
+    // thread (and so a close waiting for either) forever. The proxy holds the driver's first
+    // statement, as a server frozen after accepting the connection would leave it unanswered.
+    void openOfAStalledServerIsBounded()
+    {
+        TcpProxy proxy(QStringLiteral("127.0.0.1"), m_server.port());
+        QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
+        const auto b = Backend::fromUrl(viaPort(
+            url(QStringLiteral("prefix=%1&statementTimeout=500ms&connectTimeout=1s").arg(newPrefixWithSchema())),
+            proxy.port()));
+        proxy.holdFrom(QByteArrayLiteral("SELECT version()"), 5); // from the query message's type and length
+        QElapsedTimer timer;
+        timer.start();
+        const QString error = SqlTest::backendError([&] { b->openSession(10s); });
+        const qint64 took = timer.elapsed();
+        QVERIFY2(proxy.holding(), "the driver's first statement was not held");
+        QVERIFY2(!error.isEmpty(), "a call succeeded although its connection's setup was never answered");
+        // Bound: the connect timeout (libpq: at least 2 s), statementTimeout, a second's slack.
+        QVERIFY2(took < 2000 + 500 + 1000 + 1000, qPrintable(QStringLiteral("took %1 ms: %2").arg(took).arg(error)));
+        proxy.releaseHold(); // its connection was given up already
+        QVERIFY(b->keepAlive(b->openSession(10s).id, 10s, {}).isLive);
+    }
+
+    // The same for the subscription's own connection: its destruction is bounded while the
+    // driver's setup statements (and, before, its LISTEN) go unanswered.
+    void subscriptionEndsWhileItsConnectionIsStalled_data()
+    {
+        QTest::addColumn<QByteArray>("held");
+        QTest::newRow("the driver's setup") << QByteArrayLiteral("SELECT version()");
+        QTest::newRow("LISTEN") << QByteArrayLiteral("LISTEN ");
+    }
+    void subscriptionEndsWhileItsConnectionIsStalled()
+    {
+        QFETCH(QByteArray, held);
+        TcpProxy proxy(QStringLiteral("127.0.0.1"), m_server.port());
+        QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
+        const auto b = Backend::fromUrl(viaPort(
+            url(QStringLiteral("prefix=%1&statementTimeout=500ms&connectTimeout=1s").arg(newPrefixWithSchema())),
+            proxy.port()));
+        proxy.holdFrom(held, 5);
+        auto subscription = b->subscribe([](const Hint &) {});
+        QTRY_VERIFY_WITH_TIMEOUT(proxy.holding(), 10000);
+        QElapsedTimer timer;
+        timer.start();
+        subscription.reset();
+        const qint64 took = timer.elapsed();
+        proxy.releaseHold();
+        QVERIFY2(took < 2000 + 500 + 1000 + 1000, qPrintable(QStringLiteral("the subscription ended after %1 ms").arg(took)));
     }
 
     void hintsResumeAfterTheConnectionIsLost()
