@@ -206,7 +206,7 @@ bool QSimbaSqlConnection::ensureOpen()
         m_db = QSqlDatabase::addDatabase(QSimbaSqlDialect::driverName(m_options.driver), m_connectionName);
         m_dialect.configure(m_db);
     }
-    if (!QSimbaSqlWatchdog::open(m_db, m_dialect.openBound())) {
+    if (!QSimbaSqlWatchdog::open(m_db, m_dialect.statementBound())) {
         const QSqlError error = m_db.lastError();
         m_db.close();
         fail(QStringLiteral("cannot connect"), error);

@@ -334,13 +334,6 @@ QString QSimbaSqlDialect::acquireCall() const
     return QStringLiteral("SELECT * FROM %1acquire(?, ?, ?)").arg(m_options.tablePrefix);
 }
 
-milliseconds QSimbaSqlDialect::openBound() const
-{
-    const qint64 connectSeconds = ceilSeconds(m_options.connectTimeout);
-    const qint64 clientSeconds = m_options.driver == Driver::Postgres ? std::max<qint64>(2, connectSeconds) : connectSeconds;
-    return seconds(clientSeconds) + m_options.statementTimeout + seconds(1);
-}
-
 void QSimbaSqlDialect::configure(QSqlDatabase &db) const
 {
     db.setDatabaseName(m_options.database);

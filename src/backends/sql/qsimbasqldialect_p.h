@@ -24,10 +24,10 @@ public:
     Driver driver() const { return m_options.driver; }
     std::chrono::milliseconds statementTimeout() const { return m_options.statementTimeout; }
     std::chrono::milliseconds hintInterval() const { return m_options.hintInterval; }
-    //! How long QSqlDatabase::open() may take: the client library's connect timeout (whole
-    //! seconds; libpq's at least 2 s), then the driver's own setup statements, each within
-    //! statementTimeout, and a second of slack.
-    std::chrono::milliseconds openBound() const;
+    //! The client-side bound of a statement outside a call (the driver's setup after a
+    //! connect, the hint connections' statements): statementTimeout and a second's slack,
+    //! so the server's own timeouts fire first.
+    std::chrono::milliseconds statementBound() const { return m_options.statementTimeout + std::chrono::seconds(1); }
     static QString driverName(Driver driver);
     static QString scheme(Driver driver);
     static int defaultPort(Driver driver);

@@ -110,8 +110,7 @@ void QSimbaSqlHintListener::run()
          * next poll. Ours is disabled right after the read that found the end.
          */
         std::unique_ptr<QSocketNotifier> notifier;
-        const auto statementBound = m_dialect.statementTimeout() + std::chrono::seconds(1);
-        const auto setSocket = [&](int fd) {
+                const auto setSocket = [&](int fd) {
             QMutexLocker lock(&m_mutex);
             m_socket = fd;
             return !m_stopping;
@@ -138,7 +137,7 @@ void QSimbaSqlHintListener::run()
         const auto listen = [&] {
             if (!setSocket(-1))
                 return;
-            if (!QSimbaSqlWatchdog::open(db, m_dialect.openBound())) {
+            if (!QSimbaSqlWatchdog::open(db, m_dialect.statementBound())) {
                 qCWarning(lcSimbaSql, "%s: hints: cannot connect: %s", qPrintable(m_description),
                           qPrintable(db.lastError().text()));
                 return;
@@ -153,7 +152,7 @@ void QSimbaSqlHintListener::run()
             QSqlQuery subscribe(db);
             bool listening = false;
             if (LibPq::get().isLoaded() && fd >= 0) {
-                const QSimbaSqlWatchdog::Guard guard(db, statementBound);
+                const QSimbaSqlWatchdog::Guard guard(db, m_dialect.statementBound());
                 listening = subscribe.exec(QStringLiteral("LISTEN ")
                                            + db.driver()->escapeIdentifier(m_dialect.channel(), QSqlDriver::TableName));
             }
@@ -186,7 +185,7 @@ void QSimbaSqlHintListener::run()
         check.setInterval(CheckIntervalMs);
         QObject::connect(&check, &QTimer::timeout, &context, [&] {
             if (db.isOpen()) {
-                const QSimbaSqlWatchdog::Guard guard(db, statementBound);
+                const QSimbaSqlWatchdog::Guard guard(db, m_dialect.statementBound());
                 const bool alive = QSqlQuery(db).exec(QStringLiteral("SELECT 1"));
                 // Notifications that came with the probe's answer were read by it: hand them on.
                 if (drain(false) && alive)

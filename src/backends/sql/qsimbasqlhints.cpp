@@ -273,7 +273,7 @@ void QSimbaSqlHintPoller::run()
             setSocket(-1); // before the descriptor is closed
             db.close();
         };
-        const auto bound = m_dialect.statementTimeout() + std::chrono::seconds(1);
+        const auto bound = m_dialect.statementBound();
         const auto run = [&](QSqlQuery &query, const QStringList &binds) {
             for (qsizetype i = 0; i < binds.size(); ++i)
                 query.bindValue(int(i), binds.at(i));
@@ -288,7 +288,7 @@ void QSimbaSqlHintPoller::run()
             pause = m_dialect.hintInterval();
             QString error;
             if (!db.isOpen()) {
-                if (!QSimbaSqlWatchdog::open(db, m_dialect.openBound()))
+                if (!QSimbaSqlWatchdog::open(db, m_dialect.statementBound()))
                     error = db.lastError().text();
                 else if (!setSocket(QSimbaSqlWatchdog::socketOf(db)))
                     break; // being destroyed

@@ -69,25 +69,16 @@ public:
     //! While guards keep being armed, the thread wakes at least this often: a guard armed
     //! with a later deadline than its next wake-up does not need to wake it.
     static constexpr std::chrono::milliseconds IdleWake{1000};
-    static constexpr std::chrono::milliseconds RetryOpening{50};
+    //! How often a connection being opened is looked at until its driver has connected.
+    static constexpr std::chrono::milliseconds OpeningPoll{50};
 
-    //! \a driver, when not null, names the connection whose socket is looked up when the
-    //! deadline passes (\a fd is -1): a connection being opened has none yet.
-    quint64 arm(int fd, Clock::time_point deadline, const QSqlDriver *driver = nullptr)
+    //! Arms a deadline for the socket \a fd.
+    quint64 arm(int fd, Clock::time_point deadline) { return add(Entry{fd, deadline, false, nullptr, {}, false}); }
+    //! Arms a deadline \a setup after the moment \a driver's connection exists (its connect
+    //! is the client library's to bound): its socket is looked up then, and when it fires.
+    quint64 armOpening(const QSqlDriver *driver, std::chrono::milliseconds setup)
     {
-        std::lock_guard lock(m_mutex);
-        if (!m_thread.joinable()) {
-            m_thread = std::thread([this] { run(); });
-            ::pthread_setname_np(m_thread.native_handle(), "simba-sql-watch");
-        }
-        const quint64 id = ++m_next;
-        m_armed.emplace(id, Entry{fd, deadline, false, driver});
-        m_armedSinceWake = true;
-        // Woken only when it would otherwise wake too late for this deadline: not once per
-        // statement (a context switch on every call's path).
-        if (deadline < m_wakeAt)
-            m_changed.notify_all();
-        return id;
+        return add(Entry{-1, Clock::now(), false, driver, setup, false});
     }
 
     // Removes the entry; true when it had fired.
@@ -123,11 +114,30 @@ public:
 private:
     struct Entry
     {
-        int fd;
+        int fd; // -1 for a connection being opened: its socket is looked up from its driver
         Clock::time_point deadline;
         bool fired;
-        const QSqlDriver *driver;
+        const QSqlDriver *driver;        // a connection being opened, or null
+        std::chrono::milliseconds setup; // its bound once connected
+        bool connected;                  // its deadline is set
     };
+
+    quint64 add(const Entry &entry)
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_thread.joinable()) {
+            m_thread = std::thread([this] { run(); });
+            ::pthread_setname_np(m_thread.native_handle(), "simba-sql-watch");
+        }
+        const quint64 id = ++m_next;
+        m_armed.emplace(id, entry);
+        m_armedSinceWake = true;
+        // Woken only when it would otherwise wake too late for this deadline: not once per
+        // statement (a context switch on every call's path).
+        if (entry.deadline < m_wakeAt)
+            m_changed.notify_all();
+        return id;
+    }
 
     void run()
     {
@@ -138,16 +148,24 @@ private:
             for (auto &[id, e] : m_armed) {
                 if (e.fired)
                     continue;
+                if (e.driver && !e.connected) {
+                    // Being opened: the setup's bound starts once the driver has connected
+                    // (the client library's connect timeout bounds the connect). The driver
+                    // sets its handle once, when the client library's connect returns, on
+                    // the opening thread; this reads it from here, a pointer-sized value.
+                    if (socketOfDriver(e.driver) < 0) {
+                        next = std::min(next, now + OpeningPoll);
+                        continue;
+                    }
+                    e.connected = true;
+                    e.deadline = now + e.setup;
+                }
                 if (e.deadline <= now) {
                     // Under the mutex: the guard cannot disarm, so the descriptor is still the connection's.
                     const int fd = e.driver ? socketOfDriver(e.driver) : e.fd;
-                    if (fd >= 0) {
+                    if (fd >= 0)
                         ::shutdown(fd, SHUT_RDWR);
-                        e.fired = true;
-                    } else {
-                        // Still connecting (the client library's connect timeout bounds that): look again soon.
-                        next = std::min(next, now + RetryOpening);
-                    }
+                    e.fired = true;
                 } else {
                     next = std::min(next, e.deadline);
                 }
@@ -209,10 +227,10 @@ bool QSimbaSqlWatchdog::Guard::fired() const
     return m_id && Watchdog::instance().fired(m_id);
 }
 
-bool QSimbaSqlWatchdog::open(QSqlDatabase &db, std::chrono::milliseconds timeout)
+bool QSimbaSqlWatchdog::open(QSqlDatabase &db, std::chrono::milliseconds setup)
 {
     Guard guard;
     if (db.driver())
-        guard.m_id = Watchdog::instance().arm(-1, Clock::now() + timeout, db.driver());
+        guard.m_id = Watchdog::instance().armOpening(db.driver(), setup);
     return db.open();
 }

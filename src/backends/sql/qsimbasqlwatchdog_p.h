@@ -40,19 +40,19 @@ public:
     bool fired() const;
 
 private:
-    friend bool open(QSqlDatabase &db, std::chrono::milliseconds timeout);
+    friend bool open(QSqlDatabase &db, std::chrono::milliseconds setup);
     Guard() = default;
 
     quint64 m_id = 0;
 };
 
-//! QSqlDatabase::open() within \a timeout. The client library bounds its connect, but then
-//! QPSQL runs statements of its own (the server's version, the encoding, the date style,
-//! bytea output) that nothing bounded: a server frozen right after accepting the connection
-//! held open() — and a close waiting for it — forever. Past \a timeout the socket the driver
-//! connected is shut down, those statements fail at once, and the first statement of ours
-//! finds the connection lost.
-bool open(QSqlDatabase &db, std::chrono::milliseconds timeout);
+//! QSqlDatabase::open(), its setup bounded by \a setup. The client library bounds its
+//! connect, but then QPSQL runs statements of its own (the server's version, the encoding,
+//! the date style, bytea output) that nothing bounded: a server frozen right after accepting
+//! the connection held open() — and a close waiting for it — forever. \a setup after the
+//! driver has connected, the connection's socket is shut down: those statements fail at
+//! once, and the first statement of ours finds the connection lost.
+bool open(QSqlDatabase &db, std::chrono::milliseconds setup);
 
 //! The socket descriptor of the open QPSQL or QMYSQL connection \a db, or -1.
 int socketOf(const QSqlDatabase &db);
