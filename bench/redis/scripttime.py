@@ -46,8 +46,12 @@ def scripts(rev):
             raise SystemExit(f'{rev}: no {name} in {SOURCE}')
         return m.group(1) if m else ''
     # The recovery guard has a prelude of its own (acquire's, not release's) since it was split
-    # from the shared one; older revisions have it in the shared prelude.
+    # from the shared one; older revisions have it in the shared prelude. Since the core
+    # prelude was split from the shared one, release has only the core.
     guard = body('guardPrelude', required=False)
+    core = body('corePrelude', required=False)
+    if core:
+        return core + body('prelude') + guard + body('acquireScript'), core + body('releaseScript')
     return body('prelude') + guard + body('acquireScript'), body('prelude') + body('releaseScript')
 
 

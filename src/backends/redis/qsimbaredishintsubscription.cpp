@@ -24,8 +24,10 @@ using namespace std::chrono_literals;
 
 QSimbaRedisHintSubscription::QSimbaRedisHintSubscription(const QSimbaRedisLeaseBackend::Options &options,
                                                          const QString &description, const QByteArray &channel,
+                                                         const QByteArray &marksChannel,
                                                          QSimbaLeaseBackend::HintListener listener)
-    : m_options(options), m_description(description), m_channel(channel), m_listener(std::move(listener))
+    : m_options(options), m_description(description), m_channel(channel), m_marksChannel(marksChannel),
+      m_listener(std::move(listener))
 {
     m_thread = std::thread([this] { run(); });
 }
@@ -86,9 +88,16 @@ void QSimbaRedisHintSubscription::listen()
         std::lock_guard lock(m_mutex);
         m_socket = -1;
     });
-    const auto confirm = connection.command({QByteArrayLiteral("SUBSCRIBE"), m_channel});
-    if (const QByteArray error = QSimbaRedisConnection::errorOf(confirm.get()); !error.isEmpty())
-        throw QSimbaBackendError(m_description + QStringLiteral(": cannot subscribe: ") + QString::fromUtf8(error));
+    // Both channels in one command: a release never counts this client on one and not the
+    // other. Nothing is published on the marks channel: subscribing says that this client's
+    // acquires mark what it waits for, so releases of unmarked names need not publish (a
+    // subscriber of the hints channel alone is an older client, for whom they publish).
+    connection.send({QByteArrayLiteral("SUBSCRIBE"), m_channel, m_marksChannel});
+    for (int confirmed = 0; confirmed < 2; ++confirmed) {
+        const auto confirm = connection.read();
+        if (const QByteArray error = QSimbaRedisConnection::errorOf(confirm.get()); !error.isEmpty())
+            throw QSimbaBackendError(m_description + QStringLiteral(": cannot subscribe: ") + QString::fromUtf8(error));
+    }
     connection.clearReadTimeout();
     qCDebug(lcSimbaRedis) << "subscribed to hints on" << m_description;
     for (;;) {

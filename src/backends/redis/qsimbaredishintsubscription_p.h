@@ -9,7 +9,8 @@
 #include <thread>
 
 /*
- * A Pub/Sub subscription to the hint channel on its own connection and thread: a blocking
+ * A Pub/Sub subscription to the hint channel on its own connection and thread (and to the
+ * channel that tells releases this client marks what it waits for): a blocking
  * read loop that calls the listener for each hint, and reconnects and resubscribes (with
  * backoff up to 1 s) whenever the connection is lost. The destructor wakes the blocked read
  * by shutting the socket down and joins the thread.
@@ -18,7 +19,8 @@ class QSimbaRedisHintSubscription final : public QSimbaLeaseBackend::Subscriptio
 {
 public:
     QSimbaRedisHintSubscription(const QSimbaRedisLeaseBackend::Options &options, const QString &description,
-                                const QByteArray &channel, QSimbaLeaseBackend::HintListener listener);
+                                const QByteArray &channel, const QByteArray &marksChannel,
+                                QSimbaLeaseBackend::HintListener listener);
     ~QSimbaRedisHintSubscription() override;
 
 private:
@@ -28,6 +30,7 @@ private:
     QSimbaRedisLeaseBackend::Options m_options;
     QString m_description;
     QByteArray m_channel;
+    QByteArray m_marksChannel;
     QSimbaLeaseBackend::HintListener m_listener;
 
     std::mutex m_mutex;

@@ -64,7 +64,7 @@ class QSimbaRedisLeaseBackendPrivate
 public:
     QSimbaRedisLeaseBackendPrivate(const QSimbaRedisLeaseBackend::Options &o, const QString &d)
         : options(o), description(d), base('{' + o.prefix.toUtf8() + "}:"),
-          epochKey(base + "epoch"), channel(base + "hints"), connection(o, d)
+          epochKey(base + "epoch"), channel(base + "hints"), marksChannel(base + "waitmarks"), connection(o, d)
     {
     }
 
@@ -83,6 +83,7 @@ public:
     QByteArray base;
     QByteArray epochKey;
     QByteArray channel;
+    QByteArray marksChannel; // subscribed by clients whose waits mark the lease (see release)
     QSimbaRedisConnection connection;
     QByteArray toldWhy; // the recovery reason last logged (empty after a grant)
 };
@@ -478,7 +479,8 @@ QSimbaRedisLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<QSim
 
 /*!
     Frees each lease that \a session still owns with exactly the given token (anything else
-    is a no-op) and publishes Released for it. Blocks for one script.
+    is a no-op) and publishes Released for it if somebody waits for it (an acquire answered
+    HeldBy since it was granted) or a client too old to say so listens. Blocks for one script.
 */
 void QSimbaRedisLeaseBackend::release(const QSimbaSessionId &session, const QHash<QSimbaLeaseName, qint64> &leases)
 {
@@ -534,7 +536,7 @@ QList<QSimbaSessionId> QSimbaRedisLeaseBackend::members(const QString &group)
 std::unique_ptr<QSimbaLeaseBackend::Subscription> QSimbaRedisLeaseBackend::subscribe(HintListener listener)
 {
     return std::make_unique<QSimbaRedisHintSubscription>(d_ptr->options, d_ptr->description, d_ptr->channel,
-                                                         std::move(listener));
+                                                         d_ptr->marksChannel, std::move(listener));
 }
 
 /*! The live sessions (with metadata), the leases of live sessions and the non-empty groups. */

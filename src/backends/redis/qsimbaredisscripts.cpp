@@ -12,16 +12,21 @@
 */
 
 namespace {
-// Shared by every script: the clock, liveness, ending a session (the recovery guard below).
-// Times are microseconds of the server's TIME; numbers are stored with %d (exact below 2^53).
-constexpr char prelude[] = R"lua(
+// Shared by every script: the prefix and the hints. Release needs no more.
+constexpr char corePrelude[] = R"lua(
 local P = ARGV[1]
+local function hint(kind, name) redis.call('PUBLISH', P .. 'hints', kind .. ' ' .. name) end
+)lua";
+
+// Shared by every script but release: the clock, liveness, ending a session (the recovery
+// guard below). Times are microseconds of the server's TIME; numbers are stored with %d
+// (exact below 2^53).
+constexpr char prelude[] = R"lua(
 local maxLease = tonumber(ARGV[2]) * 1000
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local function fmt(n) return string.format('%d', n) end
 local function ms(us) return math.floor(us / 1000) end
-local function hint(kind, name) redis.call('PUBLISH', P .. 'hints', kind .. ' ' .. name) end
 -- The session's expiry if it is live.
 local function alive(id)
   local e = redis.call('ZSCORE', P .. 'sessions', id)
@@ -37,7 +42,6 @@ local function endSession(id)
   for _, name in ipairs(redis.call('SMEMBERS', P .. 'owned:' .. id)) do
     if redis.call('HGET', P .. 'lease:' .. name, 'holder') == id then
       redis.call('DEL', P .. 'lease:' .. name)
-      redis.call('SREM', P .. 'leases', name)
       hint('R', name)
     end
   end
@@ -202,20 +206,28 @@ local function answer(granted, token, holder, remaining)
   result[#result + 1] = holder
   result[#result + 1] = remaining
 end
--- Never below a token handed out before a loss of data: floored at TIME in µs.
+-- Never below a token handed out before a loss of data: floored at TIME in µs. Where SET
+-- takes GET (Redis 6.2; scripts see REDIS_VERSION_NUM from 7), one call writes TIME and reads
+-- the last token, and a second writes last + 1 in the rare case that is higher.
 local function grant(name, lease)
-  local token = tonumber(redis.call('GET', P .. 'token:' .. name) or '0') + 1
-  if token < now then token = now end
-  redis.call('SET', P .. 'token:' .. name, fmt(token))
+  local key = P .. 'token:' .. name
+  local token
+  if redis.REDIS_VERSION_NUM then
+    token = tonumber(redis.call('SET', key, fmt(now), 'GET') or '0') + 1
+    if token <= now then token = now else redis.call('SET', key, fmt(token)) end
+  else
+    token = tonumber(redis.call('GET', key) or '0') + 1
+    if token < now then token = now end
+    redis.call('SET', key, fmt(token))
+  end
   redis.call('HSET', lease, 'holder', id, 'token', fmt(token), 'run', run)
   redis.call('SADD', P .. 'owned:' .. id, name)
-  redis.call('SADD', P .. 'leases', name)
   answer(1, token, '', 0)
 end
 for i = 4, #ARGV do
   local name = ARGV[i]
   local lease = P .. 'lease:' .. name
-  local h = redis.call('HMGET', lease, 'holder', 'token', 'run')
+  local h = redis.call('HMGET', lease, 'holder', 'token', 'run', 'waited')
   local holderExpiry = h[1] and alive(h[1])
   if h[1] == id and h[3] == run then
     answer(1, tonumber(h[2]), '', 0)
@@ -225,6 +237,8 @@ for i = 4, #ARGV do
     -- once the guard allows.
     if now < quiet then answer(0, tonumber(h[2]), '!' .. why, ms(quiet - now) + 1) else grant(name, lease) end
   elseif holderExpiry then
+    -- The caller waits for the name: the holder's release publishes its hint (release).
+    if not h[4] then redis.call('HSET', lease, 'waited', '1') end
     answer(0, tonumber(h[2]), h[1], ms(holderExpiry - now))
   else
     if h[1] then endSession(h[1]) end
@@ -239,17 +253,32 @@ return result
 )lua";
 
 // ARGV[3] id, ARGV[4..] name, token, … -> number released
+// Publishes Released only for a name somebody waits for: an acquire answered HeldBy marked
+// its lease 'waited' (the mark goes with the lease; both are one script, so a release either
+// sees the mark or comes before that acquire, which then finds the name free). Clients older
+// than the mark wait without marking: they subscribe to the hints channel only, while every
+// client that marks also subscribes to 'waitmarks' (on which nothing is published), so more
+// subscribers of the first than of the second mean an older one listens, and every release
+// publishes. So does a user whose ACL lacks PUBSUB NUMSUB.
 constexpr char releaseScript[] = R"lua(
 local id = ARGV[3]
 local released = 0
+local unmarked -- whether a client that does not mark its waits listens (nil: not asked)
+local function unmarkedListeners()
+  if unmarked == nil then
+    local n = redis.pcall('PUBSUB', 'NUMSUB', P .. 'hints', P .. 'waitmarks')
+    unmarked = type(n) ~= 'table' or n.err ~= nil or n[2] > n[4]
+  end
+  return unmarked
+end
 for i = 4, #ARGV, 2 do
   local name = ARGV[i]
-  local h = redis.call('HMGET', P .. 'lease:' .. name, 'holder', 'token')
+  local h = redis.call('HMGET', P .. 'lease:' .. name, 'holder', 'token', 'waited')
   if h[1] == id and h[2] == ARGV[i + 1] then
+    -- The name stays in the session's owned set: every reader of that set checks the
+    -- lease's holder, and keepAlive drops the names the session no longer holds.
     redis.call('DEL', P .. 'lease:' .. name)
-    redis.call('SREM', P .. 'owned:' .. id, name)
-    redis.call('SREM', P .. 'leases', name)
-    hint('R', name)
+    if h[3] or unmarkedListeners() then hint('R', name) end
     released = released + 1
   end
 end
@@ -315,10 +344,14 @@ for i = 1, #live, 2 do
   end
   sessions[#sessions + 1] = {id, ms(tonumber(live[i + 1]) - now), meta}
 end
-for _, name in ipairs(redis.call('SMEMBERS', P .. 'leases')) do
-  local h = redis.call('HMGET', P .. 'lease:' .. name, 'holder', 'token')
-  local e = h[1] and alive(h[1])
-  if e then leases[#leases + 1] = {name, h[1], tonumber(h[2]), ms(e - now)} end
+-- The leases of live sessions, from their owned sets (which may still name a released lease:
+-- the holder tells).
+for i = 1, #live, 2 do
+  local id = live[i]
+  for _, name in ipairs(redis.call('SMEMBERS', P .. 'owned:' .. id)) do
+    local h = redis.call('HMGET', P .. 'lease:' .. name, 'holder', 'token')
+    if h[1] == id then leases[#leases + 1] = {name, id, tonumber(h[2]), ms(tonumber(live[i + 1]) - now)} end
+  end
 end
 for _, g in ipairs(redis.call('SMEMBERS', P .. 'groups')) do
   local members = {}
@@ -359,7 +392,9 @@ const std::array<Script, QSimbaRedisScripts::Count> &scripts()
         }};
         std::array<Script, QSimbaRedisScripts::Count> result;
         for (size_t i = 0; i < sources.size(); ++i) {
-            QByteArray body(prelude);
+            QByteArray body(corePrelude);
+            if (i != QSimbaRedisScripts::Release)
+                body.append(prelude);
             if (sources[i].guarded)
                 body.append(guardPrelude);
             body.append(sources[i].body);

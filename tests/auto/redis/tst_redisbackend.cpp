@@ -10,6 +10,7 @@
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QMutex>
 #include <QtCore/QScopeGuard>
+#include <QtNetwork/QTcpSocket>
 #include <QtTest/QTest>
 #include "qsimbatestmain.h"
 
@@ -43,6 +44,8 @@ private Q_SLOTS:
     void inspectionShowsMetadata();
     void brokenConnectionIsReestablished();
     void aCallIsOneWriteAndOneRead();
+    void aLockCycleRunsOnlyTheCommandsItNeeds();
+    void releasedLeaseLeavesKeepAliveAndInspection();
     void unreachableServerFailsInBoundedTime();
     void unresolvableHostFailsInBoundedTime();
     void hungServerTimesOut();
@@ -52,6 +55,8 @@ private Q_SLOTS:
     void wrongPasswordIsAClearError();
 
     void releaseHintReachesWaitingPartyQuickly();
+    void releasePublishesOnlyWhenSomebodyWaits();
+    void olderListenersGetEveryReleaseHint();
     void restartWithoutPersistenceKeepsSafety();
     void hintsResubscribeAfterRestart();
 
@@ -199,6 +204,46 @@ extern "C" Q_DECL_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
         ++t_polls;
     return next(fds, n, timeout);
 }
+
+namespace {
+// The server's PUBLISH calls so far (INFO commandstats), or -1.
+qint64 publishes(const RedisServer &server)
+{
+    QString info;
+    if (server.cli({S("INFO"), S("commandstats")}, &info) != 0)
+        return -1;
+    const QString stats = field(info, S("cmdstat_publish"));
+    if (stats.isEmpty())
+        return 0; // never called
+    return stats.section(QLatin1Char(','), 0, 0).section(QLatin1Char('='), 1).toLongLong();
+}
+
+// Calls per command so far (INFO commandstats: "cmdstat_<name>:calls=<n>,…").
+QMap<QString, qint64> commandCalls(const RedisServer &server)
+{
+    QString info;
+    QMap<QString, qint64> calls;
+    if (server.cli({S("INFO"), S("commandstats")}, &info) != 0)
+        return calls;
+    for (const QString &line : info.split(QLatin1Char('\n'))) {
+        if (!line.startsWith(S("cmdstat_")))
+            continue;
+        const QString name = line.mid(8).section(QLatin1Char(':'), 0, 0);
+        calls.insert(name, line.section(QLatin1String("calls="), 1).section(QLatin1Char(','), 0, 0).toLongLong());
+    }
+    return calls;
+}
+
+// How many connections subscribe to \a channel, or -1.
+int subscribers(const RedisServer &server, const QString &channel)
+{
+    QString out;
+    if (server.cli({S("PUBSUB"), S("NUMSUB"), channel}, &out) != 0)
+        return -1;
+    const QStringList lines = out.trimmed().split(QLatin1Char('\n'));
+    return lines.size() == 2 ? lines[1].trimmed().toInt() : -1;
+}
+} // namespace
 
 void tst_RedisBackend::initTestCase()
 {
@@ -383,6 +428,17 @@ void tst_RedisBackend::tokensAreFlooredAtServerTime()
     b.release(s, {{n, t1}});
     const qint64 t2 = grant(b, s, n, 500ms);
     QVERIFY(t2 > t1);
+    b.release(s, {{n, t2}});
+
+    // A last token above the server's time (granted faster than one per microsecond, or by a
+    // server whose clock was ahead): the next is that + 1, not the time (one SET wrote the
+    // time and read the last token; a second one writes the higher token).
+    const qint64 ahead = t2 + 1'000'000'000'000;
+    QCOMPARE(m_server.cli({S("SET"), S("{t}:token:") + n.toString(), QString::number(ahead)}), 0);
+    const qint64 t3 = grant(b, s, n, 500ms);
+    QCOMPARE(t3, ahead + 1);
+    b.release(s, {{n, t3}});
+    QCOMPARE(grant(b, s, n, 500ms), ahead + 2);
     b.closeSession(s);
 }
 
@@ -452,6 +508,83 @@ void tst_RedisBackend::aCallIsOneWriteAndOneRead()
     // machine, a sanitizer build): that read then waits in poll() to keep the command's
     // limit exact. So fewer than one per call, whatever the machine does.
     QVERIFY2(polls < 11, qPrintable(QStringLiteral("%1 polls in 11 calls").arg(polls)));
+}
+
+/*
+ * An uncontended lock cycle (acquire and release of a free name, the client's hint
+ * subscription up) runs only the commands its rules need on the server: the clock, the
+ * session's liveness, the recovery guard's INFO and epoch, the lease, the token (one SET
+ * that also reads the last one), the session's owned set; the release deletes the lease and
+ * asks whether an older client listens. No PUBLISH (nobody waits), no index of held names,
+ * and the owned set is left to keepAlive to tidy.
+ */
+void tst_RedisBackend::aLockCycleRunsOnlyTheCommandsItNeeds()
+{
+    const QString prefix = S("cmd") + m_run;
+    // A session that outlives the redis-cli runs of a loaded machine (the recovery guard of
+    // this new prefix waits until the server has run maxLease: grant() waits up to 5 s).
+    Options o = options(prefix);
+    o.maxLease = 3s;
+    QSimbaRedisLeaseBackend b(o);
+    HintLog log;
+    const auto subscription = b.subscribe(log.listener());
+    QTRY_COMPARE_WITH_TIMEOUT(subscribers(m_server, S("{") + prefix + S("}:waitmarks")), 1, 5000);
+    const auto s = b.openSession(3s).id;
+    const auto n = name("a");
+    b.release(s, {{n, grant(b, s, n, 3s)}}); // past the recovery guard, the scripts loaded
+    QVERIFY(b.keepAlive(s, 3s, {}).isLive);
+
+    const auto before = commandCalls(m_server);
+    QVERIFY(!before.isEmpty());
+    const auto r = b.acquire(s, {n}).value(n);
+    QVERIFY(r.isGranted);
+    b.release(s, {{n, r.token}});
+    const auto after = commandCalls(m_server);
+    QMap<QString, qint64> ran;
+    for (auto it = after.cbegin(); it != after.cend(); ++it)
+        if (it.value() != before.value(it.key()))
+            ran.insert(it.key(), it.value() - before.value(it.key()));
+    // INFO: the script's and the first INFO commandstats of this test's own.
+    const QMap<QString, qint64> expected{{S("evalsha"), 2}, {S("time"), 1}, {S("zscore"), 1}, {S("info"), 2},
+                                         {S("hmget"), 3}, {S("set"), 1}, {S("hset"), 1}, {S("sadd"), 1},
+                                         {S("del"), 1}, {S("pubsub|numsub"), 1}};
+    QString shown;
+    for (auto it = ran.cbegin(); it != ran.cend(); ++it)
+        shown += S(" %1=%2").arg(it.key()).arg(it.value());
+    QVERIFY2(ran == expected, qPrintable(S("commands of one cycle:") + shown));
+    b.closeSession(s);
+}
+
+// The owned set keeps a released name until keepAlive tidies it: no reader may take it for
+// a held lease (keepAlive, inspect, closeSession), also once another session holds it.
+void tst_RedisBackend::releasedLeaseLeavesKeepAliveAndInspection()
+{
+    const QString prefix = S("own") + m_run;
+    QSimbaRedisLeaseBackend b(options(prefix));
+    const auto s1 = b.openSession(600ms).id;
+    const auto n = name("a"), kept = name("b");
+    b.release(s1, {{n, grant(b, s1, n, 600ms)}});
+    grant(b, s1, kept, 600ms);
+    const auto lists = [&](const QSimbaSessionId &s, const QSimbaLeaseName &name) {
+        const auto view = b.inspect();
+        return std::count_if(view.leases.cbegin(), view.leases.cend(),
+                             [&](const auto &l) { return l.name == name && l.holder == s; });
+    };
+    QCOMPARE(lists(s1, n), 0);
+    QCOMPARE(lists(s1, kept), 1);
+    const auto s2 = b.openSession(600ms).id;
+    const qint64 t2 = grant(b, s2, n, 600ms);
+    QCOMPARE(lists(s1, n), 0);
+    QCOMPARE(lists(s2, n), 1);
+    QCOMPARE(b.keepAlive(s1, 600ms, {}).owned, QSet<QSimbaLeaseName>{kept});
+    QCOMPARE(b.keepAlive(s2, 600ms, {}).owned, QSet<QSimbaLeaseName>{n});
+    b.closeSession(s1); // frees only what s1 holds
+    const auto view = b.inspect();
+    QCOMPARE(view.leases.size(), 1);
+    QCOMPARE(view.leases.first().name, n);
+    QCOMPARE(view.leases.first().token, t2);
+    QVERIFY(b.keepAlive(s2, 600ms, {}).owned.contains(n));
+    b.closeSession(s2);
 }
 
 void tst_RedisBackend::unreachableServerFailsInBoundedTime()
@@ -548,7 +681,7 @@ void tst_RedisBackend::leastPrivilegeAclSuffices()
 {
     const QStringList commands{
         S("+auth"), S("+select"), S("+ping"), S("+evalsha"), S("+script|load"), S("+subscribe"), S("+info"),
-        S("+time"), S("+publish"), S("+get"), S("+set"), S("+del"), S("+hget"), S("+hset"), S("+hmget"),
+        S("+time"), S("+publish"), S("+pubsub|numsub"), S("+get"), S("+set"), S("+del"), S("+hget"), S("+hset"), S("+hmget"),
         S("+hgetall"), S("+sadd"), S("+srem"), S("+smembers"), S("+scard"), S("+zadd"), S("+zrem"), S("+zscore"),
         S("+zrangebyscore")};
     QString out;
@@ -599,14 +732,18 @@ void tst_RedisBackend::releaseHintReachesWaitingPartyQuickly()
     HintLog log;
     const auto subscription = waiter.subscribe(log.listener());
     const auto s1 = holder.openSession(600ms).id;
-    // Armed once a hint went through.
+    const auto s2 = waiter.openSession(600ms).id;
+    // Armed once a hint went through (a release publishes only what somebody waits for).
     const auto warmup = name("warmup");
     QVERIFY(awaitHint(log, Backend::Hint::Kind::Released, warmup.toString(), [&] {
-        holder.release(s1, {{warmup, grant(holder, s1, warmup, 600ms)}});
+        const qint64 token = grant(holder, s1, warmup, 600ms);
+        if (!waiter.keepAlive(s2, 600ms, {}).isLive || waiter.acquire(s2, {warmup}).value(warmup).isGranted)
+            throw QSimbaError(QStringLiteral("the waiter's session ended, or it was granted a held name"));
+        holder.release(s1, {{warmup, token}});
     }));
     const auto n = name("a");
     const qint64 t = grant(holder, s1, n, 600ms);
-    const auto s2 = waiter.openSession(600ms).id;
+    QVERIFY(waiter.keepAlive(s2, 600ms, {}).isLive);
     const auto held = waiter.acquire(s2, {n}).value(n);
     QVERIFY(!held.isGranted);
     QCOMPARE(held.holder, s1);
@@ -621,6 +758,115 @@ void tst_RedisBackend::releaseHintReachesWaitingPartyQuickly()
     QVERIFY(won.token > t);
     holder.closeSession(s1);
     waiter.closeSession(s2);
+}
+
+/*
+ * A release publishes its Released hint only when somebody waits for the name (an acquire
+ * answered HeldBy marked the lease): an uncontended lock cycle publishes nothing, so it
+ * wakes no hint subscriber, the releasing client's own included. One that somebody waits
+ * for publishes once, however often the waiter asked, and the mark goes with the lease.
+ */
+void tst_RedisBackend::releasePublishesOnlyWhenSomebodyWaits()
+{
+    const QString prefix = S("wm") + m_run;
+    QSimbaRedisLeaseBackend holder(options(prefix)), waiter(options(prefix));
+    HintLog log, own;
+    const auto subscription = waiter.subscribe(log.listener());
+    const auto ownSubscription = holder.subscribe(own.listener()); // as a client's engine has
+    const QString base = S("{") + prefix + S("}:");
+    QTRY_COMPARE_WITH_TIMEOUT(subscribers(m_server, base + S("hints")), 2, 5000);
+    QCOMPARE(subscribers(m_server, base + S("waitmarks")), 2);
+    const auto s1 = holder.openSession(600ms).id;
+    const auto n = name("a");
+    holder.release(s1, {{n, grant(holder, s1, n, 600ms)}}); // past the recovery guard
+
+    const qint64 before = publishes(m_server);
+    QVERIFY(before >= 0);
+    for (int i = 0; i < 3; ++i)
+        holder.release(s1, {{n, grant(holder, s1, n, 600ms)}});
+    QCOMPARE(publishes(m_server), before); // nobody waited
+
+    const auto s2 = waiter.openSession(600ms).id;
+    const qint64 t = grant(holder, s1, n, 600ms);
+    for (int i = 0; i < 2; ++i) {
+        const auto held = waiter.acquire(s2, {n}).value(n);
+        QVERIFY(!held.isGranted);
+        QCOMPARE(held.holder, s1);
+    }
+    holder.release(s1, {{n, t}});
+    QCOMPARE(publishes(m_server), before + 1);
+    QTRY_VERIFY_WITH_TIMEOUT(log.seen(Backend::Hint::Kind::Released, n.toString()) >= 0, 5000);
+    holder.closeSession(s1); // frees nothing: no hint
+    waiter.closeSession(s2);
+
+    // The mark went with the released lease: the next uncontended cycle publishes nothing.
+    const auto s3 = waiter.openSession(600ms).id;
+    waiter.release(s3, {{n, grant(waiter, s3, n, 600ms)}});
+    QCOMPARE(publishes(m_server), before + 1);
+    waiter.closeSession(s3);
+}
+
+/*
+ * Clients older than the mark wait without marking, and listen on the hints channel only:
+ * while one listens, every release publishes (more subscribers of the hints channel than
+ * of the marks channel); once it left, uncontended releases publish nothing again. A user
+ * whose ACL does not allow PUBSUB NUMSUB (the least-privilege list before the mark) cannot
+ * count them: its releases publish every time.
+ */
+void tst_RedisBackend::olderListenersGetEveryReleaseHint()
+{
+    const QString prefix = S("old") + m_run;
+    const QString base = S("{") + prefix + S("}:");
+    QSimbaRedisLeaseBackend holder(options(prefix));
+    HintLog own;
+    const auto ownSubscription = holder.subscribe(own.listener());
+    const auto n = name("a");
+    // An uncontended lock cycle in a session of its own (whose close frees nothing).
+    const auto cycle = [&](Backend &b) {
+        const auto s = b.openSession(600ms).id;
+        b.release(s, {{n, grant(b, s, n, 600ms)}});
+        b.closeSession(s);
+    };
+    cycle(holder); // past the recovery guard
+    {
+        // An older client's subscription: the hints channel alone.
+        QTcpSocket older;
+        older.connectToHost(S("127.0.0.1"), m_server.port());
+        QVERIFY2(older.waitForConnected(5000), qPrintable(older.errorString()));
+        const QByteArray channel = base.toUtf8() + "hints";
+        older.write("*2\r\n$9\r\nSUBSCRIBE\r\n$" + QByteArray::number(channel.size()) + "\r\n" + channel + "\r\n");
+        QTRY_COMPARE_WITH_TIMEOUT(subscribers(m_server, base + S("hints")), 2, 5000);
+        QCOMPARE(subscribers(m_server, base + S("waitmarks")), 1);
+        const qint64 before = publishes(m_server);
+        cycle(holder);
+        QCOMPARE(publishes(m_server), before + 1);
+        const QByteArray expected = "R " + n.toString().toUtf8();
+        QByteArray heard;
+        QElapsedTimer timer;
+        timer.start();
+        while (!heard.contains(expected) && timer.elapsed() < 5000 && older.waitForReadyRead(100))
+            heard += older.readAll();
+        QVERIFY2(heard.contains(expected), heard.constData());
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(subscribers(m_server, base + S("hints")), 1, 5000);
+    qint64 before = publishes(m_server);
+    cycle(holder);
+    QCOMPARE(publishes(m_server), before); // only clients that mark listen
+
+    // A user who may not count subscribers: every release publishes.
+    QString out;
+    QCOMPARE(m_server.cli({S("ACL"), S("SETUSER"), S("nonumsub"), S("on"), S(">pw"), S("resetkeys"),
+                           S("~") + base + S("*"), S("resetchannels"), S("&") + base + S("*"), S("+@all"),
+                           S("-pubsub|numsub")},
+                          &out),
+             0);
+    Options o = options(prefix);
+    o.user = S("nonumsub");
+    o.password = S("pw");
+    QSimbaRedisLeaseBackend limited(o);
+    before = publishes(m_server);
+    cycle(limited);
+    QCOMPARE(publishes(m_server), before + 1);
 }
 
 /*
