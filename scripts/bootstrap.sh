@@ -15,7 +15,7 @@ packages=(
   libhiredis-dev libzookeeper-mt-dev libcurl4-openssl-dev
   redis-server redis-tools zookeeper postgresql mariadb-server mariadb-client
   etcd-server etcd-client prometheus openssl curl
-  xvfb xauth fonts-wqy-microhei ccache linux-perf
+  xvfb xauth fonts-wqy-microhei ccache linux-perf valgrind
 )
 
 missing=()

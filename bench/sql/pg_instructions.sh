@@ -16,7 +16,7 @@
 # table prefix simba_): keep them in step with the backend.
 set -euo pipefail
 bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-command -v valgrind >/dev/null || { echo "valgrind is not installed (Debian: valgrind)" >&2; exit 1; }
+command -v valgrind >/dev/null || { echo "valgrind is not installed (scripts/bootstrap.sh installs it)" >&2; exit 1; }
 [ -x "$bin/postgres" ] || { echo "no PostgreSQL under /usr/lib/postgresql (Debian: postgresql)" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
