@@ -11,8 +11,9 @@
 # DIR relative to the source tree, default "build"), then runs one backend at a time, each
 # with its own server started the way the tests start them (loopback, a free port, a
 # temporary directory; stopped afterwards). Prints each backend's figures as it goes, then
-# one Markdown table. Runtime on a 2-core machine: --quick about 2 minutes, the full profile
-# about 8 minutes (most of it the crash failovers, 3 s leases each).
+# one Markdown table. Runtime on a 2-core machine: --quick about 2–3 minutes, the full
+# profile about 5 minutes (most of it the crash failovers, 3 s leases each, and the warm-up
+# of the ZooKeeper server: 10–60 s, until its rates settle).
 # --only (development) runs only the figures named by their first words (4, handoff, graceful,
 # crash) besides the lock cycle. Exit code: 0 when every figure of every backend was
 # measured, 1 otherwise.
