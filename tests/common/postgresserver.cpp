@@ -5,6 +5,7 @@
 #include <QtCore/QFile>
 
 #include <csignal>
+#include <cstdio>
 
 namespace {
 // The newest installed PostgreSQL's binaries.
@@ -113,6 +114,7 @@ bool PostgresServer::start()
                            // slow statements and lock waits, reported by stop().
                            QStringLiteral("-c"), QStringLiteral("log_min_duration_statement=500"),
                            QStringLiteral("-c"), QStringLiteral("log_lock_waits=on"),
+                           QStringLiteral("-c"), QStringLiteral("log_connections=on"),
                            QStringLiteral("-c"), QStringLiteral("log_line_prefix=%m [%p] ")};
     if (!m_tls.isEmpty() && !installTls(data, &serverArgs))
         return false;
@@ -166,4 +168,15 @@ void PostgresServer::reportSlowStatements() const
             ++reported;
         }
     }
+}
+
+void PostgresServer::reportOnAbort() const
+{
+    QFile log(dir() + QLatin1Char('/') + name() + QStringLiteral(".log"));
+    if (!log.open(QIODevice::ReadOnly))
+        return;
+    const QList<QByteArray> lines = log.readAll().split('\n');
+    fprintf(stderr, "--- the last lines of the PostgreSQL test server's log (port %d) ---\n", int(port()));
+    for (qsizetype i = std::max<qsizetype>(0, lines.size() - 40); i < lines.size(); ++i)
+        fprintf(stderr, "%s\n", lines.at(i).constData());
 }

@@ -21,6 +21,7 @@ public:
 
     bool start() override;
     void stop() override;
+    void reportOnAbort() const override;
     //! Before start(): serve TLS with \a cert and \a key, trust client certificates signed by
     //! \a ca, and refuse TCP connections without TLS; the role tlsUser() (password
     //! password(), a member of user()) must present a client certificate whose CN is its name.

@@ -8,18 +8,53 @@
 #include <QtNetwork/QTcpServer>
 
 #include <csignal>
+#include <exception>
+#include <mutex>
+#include <set>
 #include <sys/prctl.h>
 #include <unistd.h>
 
+
+namespace {
+// The servers alive in this process: an exception that leaves a test function ends the
+// program in std::terminate, before any fixture's stop() could report its server's log.
+std::mutex liveMutex;
+std::set<const TestServer *> &liveServers()
+{
+    static std::set<const TestServer *> servers;
+    return servers;
+}
+std::terminate_handler previousTerminate = nullptr;
+
+[[noreturn]] void reportAndTerminate()
+{
+    {
+        std::lock_guard lock(liveMutex);
+        for (const TestServer *server : liveServers())
+            server->reportOnAbort();
+    }
+    if (previousTerminate)
+        previousTerminate();
+    std::abort();
+}
+} // namespace
 
 TestServer::TestServer(const QString &name)
     : m_name(name), m_dir(QDir::tempPath() + QStringLiteral("/qsimba-") + name + QStringLiteral("-XXXXXX")),
       m_port(freePort())
 {
+    std::lock_guard lock(liveMutex);
+    if (liveServers().empty() && !previousTerminate)
+        previousTerminate = std::set_terminate(reportAndTerminate);
+    liveServers().insert(this);
 }
 
 TestServer::~TestServer()
 {
+    {
+        std::lock_guard lock(liveMutex);
+        liveServers().erase(this);
+    }
     stop();
 }
 

@@ -42,6 +42,10 @@ public:
 
     //! Starts the server; false (with errorString()) when it did not become ready in time.
     virtual bool start() = 0;
+    //! Called when the test program ends in std::terminate (an exception left a test
+    //! function) while this server lives: prints what the server's log says about the
+    //! moments before (PostgreSQL: its last lines). Does nothing by default.
+    virtual void reportOnAbort() const {}
     //! Stops the server (TERM, then KILL after a grace period). Idempotent. The base
     //! destructor can only call this base version: a subclass that overrides stop() calls
     //! its own from its destructor.
