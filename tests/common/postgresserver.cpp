@@ -156,7 +156,7 @@ void PostgresServer::stop()
 
 void PostgresServer::reportSlowStatements() const
 {
-    QFile log(dir() + QLatin1Char('/') + name() + QStringLiteral(".log"));
+    QFile log(logPath());
     if (!isRunning() || !log.open(QIODevice::ReadOnly))
         return;
     int reported = 0;
@@ -172,11 +172,8 @@ void PostgresServer::reportSlowStatements() const
 
 void PostgresServer::reportOnAbort() const
 {
-    QFile log(dir() + QLatin1Char('/') + name() + QStringLiteral(".log"));
-    if (!log.open(QIODevice::ReadOnly))
-        return;
-    const QList<QByteArray> lines = log.readAll().split('\n');
-    fprintf(stderr, "--- the last lines of the PostgreSQL test server's log (port %d) ---\n", int(port()));
-    for (qsizetype i = std::max<qsizetype>(0, lines.size() - 40); i < lines.size(); ++i)
-        fprintf(stderr, "%s\n", lines.at(i).constData());
+    // About the last 40 lines (a line of this log is 60-150 bytes).
+    const QString tail = logTail(6000);
+    fprintf(stderr, "--- the end of the PostgreSQL test server's log (port %d) ---\n%s\n", int(port()),
+            qPrintable(tail.size() < 6000 ? tail : tail.mid(tail.indexOf(QLatin1Char('\n')) + 1))); // whole lines
 }

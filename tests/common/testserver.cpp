@@ -25,6 +25,7 @@ std::set<const TestServer *> &liveServers()
     return servers;
 }
 std::terminate_handler previousTerminate = nullptr;
+std::once_flag terminateInstalled;
 
 [[noreturn]] void reportAndTerminate()
 {
@@ -43,9 +44,8 @@ TestServer::TestServer(const QString &name)
     : m_name(name), m_dir(QDir::tempPath() + QStringLiteral("/qsimba-") + name + QStringLiteral("-XXXXXX")),
       m_port(freePort())
 {
+    std::call_once(terminateInstalled, [] { previousTerminate = std::set_terminate(reportAndTerminate); });
     std::lock_guard lock(liveMutex);
-    if (liveServers().empty() && !previousTerminate)
-        previousTerminate = std::set_terminate(reportAndTerminate);
     liveServers().insert(this);
 }
 
@@ -107,13 +107,18 @@ bool TestServer::fail(const QString &message)
     return false;
 }
 
-QString TestServer::logTail() const
+QString TestServer::logPath() const
 {
-    QFile log(dir() + QLatin1Char('/') + m_name + QStringLiteral(".log"));
+    return dir() + QLatin1Char('/') + m_name + QStringLiteral(".log");
+}
+
+QString TestServer::logTail(qsizetype bytes) const
+{
+    QFile log(logPath());
     if (!log.open(QIODevice::ReadOnly))
         return {};
     const QByteArray all = log.readAll();
-    return QString::fromLocal8Bit(all.right(2000));
+    return QString::fromLocal8Bit(all.right(bytes));
 }
 
 bool TestServer::waitStopped(qint64 pid, std::chrono::milliseconds timeout)
@@ -164,7 +169,7 @@ bool TestServer::launch(const QString &program, const QStringList &args, const s
         return fail(QStringLiteral("no free port on 127.0.0.1"));
     m_process = std::make_unique<QProcess>();
     m_process->setProcessChannelMode(QProcess::MergedChannels);
-    m_process->setStandardOutputFile(dir() + QLatin1Char('/') + m_name + QStringLiteral(".log"));
+    m_process->setStandardOutputFile(logPath());
     // The server dies with the test: a test program that crashed or was killed (a timeout)
     // runs no destructor, and its server would stay behind. (The signal comes when the
     // thread that started the server ends: every fixture starts its servers on the test's

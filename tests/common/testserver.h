@@ -59,7 +59,10 @@ protected:
     bool fail(const QString &message);
     //! Waits until \a ready answers true, up to \a timeout; the process must stay alive.
     bool waitUntil(const std::function<bool()> &ready, std::chrono::milliseconds timeout);
-    QString logTail() const;
+    //! The server's log file (its stdout and stderr), dir()/<name>.log.
+    QString logPath() const;
+    //! The last \a bytes of the server's log.
+    QString logTail(qsizetype bytes = 2000) const;
 
     QString m_name;
     QTemporaryDir m_dir;
