@@ -9,7 +9,8 @@
 /*!
     \class QSimbaZookeeperHints
     \internal
-    \brief Released and MembersChanged hints from one-shot ZooKeeper child watches.
+    \brief Released hints from one-shot watches on the leases waited for, MembersChanged
+    hints from child watches on the groups.
 */
 
 namespace {
@@ -57,6 +58,7 @@ void QSimbaZookeeperHints::publish(Hint::Kind kind, const QString &name)
 
 void QSimbaZookeeperHints::arm(zhandle_t *zh)
 {
+    QList<std::pair<QString, qint64>> leases;
     {
         QMutexLocker lock(&m_mutex);
         if (m_listeners.empty() || m_handle == zh)
@@ -65,8 +67,15 @@ void QSimbaZookeeperHints::arm(zhandle_t *zh)
         m_armedGroups.clear();
         m_watchedLeases.clear();
         m_leaseWatches.remove_if([zh](const LeaseWatch &w) { return w.zh != zh; }); // closed handles'
+        // The leases known held: watched again, and each read tells a release (or a
+        // handover) that came while nothing watched.
+        for (auto it = m_held.cbegin(); it != m_held.cend(); ++it) {
+            m_watchedLeases.insert(it.key());
+            leases.append({it.key(), it.value()});
+        }
     }
-    listLeases(zh);
+    for (const auto &[name, mzxid] : std::as_const(leases))
+        sendLeaseWatch(zh, name, mzxid);
     listGroups(zh);
 }
 
@@ -94,83 +103,56 @@ void QSimbaZookeeperHints::watchChildren(zhandle_t *zh, const QString &path, wat
         broken(rc);
 }
 
-void QSimbaZookeeperHints::listLeases(zhandle_t *zh)
-{
-    // With the parent's Stat: its cversion counts every create and delete of a lease.
-    const int rc = zoo_awget_children2(zh, m_leasesPath.toUtf8().constData(), onLeasesChanged, this,
-                                       onLeasesListed, this);
-    if (rc != ZOK)
-        broken(rc);
-}
-
-void QSimbaZookeeperHints::onLeasesChanged(zhandle_t *zh, int type, int, const char *, void *context)
-{
-    if (type == ZOO_CHILD_EVENT)
-        static_cast<QSimbaZookeeperHints *>(context)->listLeases(zh);
-}
-
-void QSimbaZookeeperHints::onLeasesListed(int rc, const String_vector *children, const Stat *stat, const void *data)
-{
-    auto *self = static_cast<QSimbaZookeeperHints *>(const_cast<void *>(data));
-    if (rc != ZOK)
-        return self->broken(rc);
-    const QSet<QString> now = toSet(children);
-    QMutexLocker lock(&self->m_mutex);
-    if (self->m_leasesKnown) {
-        QSet<QString> released;
-        for (const auto &name : std::as_const(self->m_leases))
-            if (!now.contains(name))
-                released.insert(name);
-        // Creates and deletes the two listings do not show: a lease created and deleted
-        // between them (or deleted and created again). Its name is unknown: every absent
-        // name this instance asks for may have been released.
-        qsizetype shown = 0;
-        for (const auto &name : now)
-            shown += self->m_listed.contains(name) ? 0 : 1;
-        for (const auto &name : std::as_const(self->m_listed))
-            shown += now.contains(name) ? 0 : 1;
-        if (stat && qsizetype(stat->cversion - self->m_listedVersion) > shown)
-            for (const auto &name : std::as_const(self->m_interest))
-                if (!now.contains(name))
-                    released.insert(name);
-        for (const auto &name : std::as_const(released))
-            self->publish(Hint::Kind::Released, name);
-    }
-    self->m_leases = now;
-    self->m_listed = now;
-    if (stat)
-        self->m_listedVersion = stat->cversion;
-    self->m_leasesKnown = true;
-}
-
-void QSimbaZookeeperHints::noteInterest(const QSet<QString> &names)
-{
-    QMutexLocker lock(&m_mutex);
-    m_interest.unite(names);
-}
-
 bool QSimbaZookeeperHints::mayBeFree(const QString &name) const
 {
     QMutexLocker lock(&m_mutex);
-    return m_listeners.empty() || !m_leasesKnown || !m_leases.contains(name);
+    return m_listeners.empty() || !m_held.contains(name);
+}
+
+void QSimbaZookeeperHints::noteHeld(const QString &name)
+{
+    QMutexLocker lock(&m_mutex);
+    if (!m_listeners.empty() && !m_held.contains(name))
+        m_held.insert(name, 0);
+}
+
+void QSimbaZookeeperHints::noteFree(const QString &name)
+{
+    QMutexLocker lock(&m_mutex);
+    m_held.remove(name);
 }
 
 void QSimbaZookeeperHints::watchLease(zhandle_t *zh, const QString &name, qint64 mzxid)
 {
+    {
+        QMutexLocker lock(&m_mutex);
+        if (m_listeners.empty())
+            return;
+        m_held.insert(name, mzxid);
+        // Not armed on this handle yet: arm() sets it with the others.
+        if (m_handle != zh || m_watchedLeases.contains(name))
+            return;
+        m_watchedLeases.insert(name);
+    }
+    sendLeaseWatch(zh, name, mzxid);
+}
+
+void QSimbaZookeeperHints::sendLeaseWatch(zhandle_t *zh, const QString &name, qint64 mzxid)
+{
     LeaseWatch *watch;
     {
         QMutexLocker lock(&m_mutex);
-        if (m_listeners.empty() || m_handle != zh || m_watchedLeases.contains(name))
-            return;
-        m_watchedLeases.insert(name);
         watch = &m_leaseWatches.emplace_back(LeaseWatch{this, zh, name, mzxid});
     }
     const QByteArray path = (m_leasesPath + QLatin1Char('/') + name).toUtf8();
     const int rc = zoo_awget(zh, path.constData(), onLeaseChanged, this, onLeaseRead, watch);
     if (rc != ZOK) {
-        QMutexLocker lock(&m_mutex);
-        m_watchedLeases.remove(name);
-        m_leaseWatches.remove_if([watch](const LeaseWatch &w) { return &w == watch; });
+        {
+            QMutexLocker lock(&m_mutex);
+            m_watchedLeases.remove(name);
+            m_leaseWatches.remove_if([watch](const LeaseWatch &w) { return &w == watch; });
+        }
+        broken(rc); // the next arm() watches it again
     }
 }
 
@@ -205,7 +187,7 @@ void QSimbaZookeeperHints::onLeaseChanged(zhandle_t *zh, int type, int, const ch
         // On the request trace's clock (CLOCK_MONOTONIC ns): where a handoff's time goes.
         qCDebug(lcSimbaZookeeper, "lease %s deleted: hinted at %lld", qPrintable(name),
                 qlonglong(QSimbaZookeeperBatch::monotonicNow()));
-        self->m_leases.remove(name); // the lease list's watch need not tell it again
+        self->m_held.remove(name);
         self->publish(Hint::Kind::Released, name);
     }
     // A change that no queued waiter of this instance reads (a takeover, a handover seen by
@@ -224,12 +206,13 @@ void QSimbaZookeeperHints::onLeaseRead(int rc, const char *value, int length, co
     const QString waitingAs = waiting != self->m_waitingAs.end() ? waiting->session : QString();
     bool hint = false;
     if (rc == ZNONODE) {
-        // Released (between the waiter's read and its watch, or since the change): the
-        // lease list's watch may never show it (created after its last listing). No watch
-        // is left on a missing node: the next HeldBy answer sets one.
+        // Released (between the waiter's read and its watch, or since the change, or while
+        // nothing watched). No watch is left on a missing node: the next HeldBy answer sets
+        // one.
         hint = true;
+        self->m_held.remove(watch->name);
     } else if (rc != ZOK) {
-        qCDebug(lcSimbaZookeeper, "a lease watch is lost (%s)", zerror(rc)); // arm() starts over
+        qCDebug(lcSimbaZookeeper, "a lease watch is lost (%s)", zerror(rc));
     } else if (!waitingAs.isEmpty()) {
         // Queued here: only a handover to this waiter is worth its acquire; one to another
         // waiter of the queue leaves this one asleep, its watch armed.
@@ -240,6 +223,8 @@ void QSimbaZookeeperHints::onLeaseRead(int rc, const char *value, int length, co
         // Written between the waiter's read and its watch, which will not tell it.
         hint = watch->mzxid != 0 && stat && stat->mzxid != watch->mzxid;
     }
+    if (rc == ZOK && stat && !hint && self->m_held.contains(watch->name))
+        self->m_held.insert(watch->name, stat->mzxid); // as the watch left it
     if (rc != ZOK)
         self->m_watchedLeases.remove(watch->name);
     if (hint) {
@@ -248,6 +233,10 @@ void QSimbaZookeeperHints::onLeaseRead(int rc, const char *value, int length, co
         self->publish(Hint::Kind::Released, watch->name);
     }
     self->m_leaseWatches.remove_if([watch](const LeaseWatch &w) { return &w == watch; });
+    if (rc != ZOK && rc != ZNONODE) {
+        lock.unlock();
+        self->broken(rc); // arm() sets it again (with the other leases known held)
+    }
 }
 
 void QSimbaZookeeperHints::setWaitingAs(const QString &name, const QString &session, int ahead, int version)

@@ -13,16 +13,20 @@
 #include <map>
 
 /*
- * Hints from ZooKeeper watches. A child watch on <base>/leases turns a lease znode that
- * disappeared (release, closeSession) into a Released hint; a lease created and deleted
- * between a child event and the listing it triggers (the one-shot watch's gap) shows in the
- * parent's child version, and is hinted Released for each absent name this instance asked
- * for (noteInterest()); a child watch on <base>/groups
+ * Hints from ZooKeeper watches. Leases are watched one name at a time, and only the names
+ * this instance waits for: a candidate answered HeldBy leaves a data watch on the lease
+ * (watchLease()), whose deletion (release, closeSession, a sweep of an expired holder) is
+ * hinted Released, and whose change of data, for a waiter queued here, is read and hinted
+ * when it names the waiter (a handover). Nothing watches the list of leases: a create or
+ * delete of another lease costs this instance nothing. The watch is one-shot; a lease
+ * released (or changed) between the waiter's read and its watch shows in the watch's own
+ * read (gone, or another mzxid), and is hinted then. A child watch on <base>/groups
  * discovers groups, and a child watch on each group turns a member that came or went into a
- * MembersChanged hint. Watches are one-shot: each is re-armed when it fires; the C client
- * re-registers them after a reconnect; a watch whose re-arming failed (the connection
- * dropped at that moment) and a new handle are armed again by arm(), which the connection
- * calls on every reconnect and every call (a no-op while all is armed).
+ * MembersChanged hint. Watches are re-armed when they fire; the C client re-registers them
+ * after a reconnect; a watch whose arming failed (the connection dropped at that moment)
+ * and a new handle are armed again by arm(), which the connection calls on every reconnect
+ * and every call (a no-op while all is armed): the lease watches of every name known held
+ * are set again, each read telling a release missed meanwhile.
  *
  * Thread-safe. Watches and completions run on the C client's thread: they only send
  * asynchronous requests and call the listeners, which must not block. Listeners are called
@@ -43,18 +47,22 @@ public:
     void arm(zhandle_t *zh);
     //! The handle is about to close: the next arm() arms again.
     void disarm();
-    //! False when the lease watch knows lease \a name is held (acquire then reads before it
-    //! writes); true when it may be free, or nobody listens.
+    //! False when lease \a name is known held by another session (answered HeldBy, or
+    //! handed over by a release here) and no watch has told its release since: acquire then
+    //! reads before it writes. True when it may be free, or nobody listens.
     bool mayBeFree(const QString &name) const;
+    //! Lease \a name was handed over by a release of this instance: held by another session
+    //! (mayBeFree() is false until a read or a watch finds it free).
+    void noteHeld(const QString &name);
+    //! Lease \a name was granted here, or read free: not known held any longer.
+    void noteFree(const QString &name);
     //! A waiter's watch on lease \a name (held by another session, read at \a mzxid): its
-    //! deletion, or a change of its data (a handover, a takeover), is hinted Released at
-    //! once, one round trip before the lease list's watch could tell; so is a change since
-    //! \a mzxid found when the watch is set. Never blocks; a no-op when nobody listens or
+    //! deletion is hinted Released, a change of its data as setWaitingAs() says; so is a
+    //! deletion or change since \a mzxid found when the watch is set (the read that sets
+    //! it). The name is known held (mayBeFree()) until then, and watched again by arm() on a
+    //! new handle. Never blocks; a no-op when nobody listens; only records \a mzxid when
     //! the name is watched already.
     void watchLease(zhandle_t *zh, const QString &name, qint64 mzxid);
-    //! Names this instance acquires: a release hidden in the lease list watch's gap is
-    //! hinted for them (bounded: the names of one client).
-    void noteInterest(const QSet<QString> &names);
 
     //! The waiter queue of lease \a name, held here: \a children of <base>/waiters/<name> as
     //! listed with waitersWatcher() left on it. Each change of the queue lists it again
@@ -78,8 +86,6 @@ public:
     static void waitersWatcher(zhandle_t *zh, int type, int state, const char *path, void *context);
 
 private:
-    static void onLeasesChanged(zhandle_t *zh, int type, int state, const char *path, void *context);
-    static void onLeasesListed(int rc, const String_vector *children, const Stat *stat, const void *data);
     static void onGroupsChanged(zhandle_t *zh, int type, int state, const char *path, void *context);
     static void onGroupsListed(int rc, const String_vector *children, const void *data);
     static void onMembersChanged(zhandle_t *zh, int type, int state, const char *path, void *context);
@@ -88,7 +94,9 @@ private:
     static void onWaitersListed(int rc, const String_vector *children, const void *data);
     static void onLeaseRead(int rc, const char *value, int length, const Stat *stat, const void *data);
     void watchChildren(zhandle_t *zh, const QString &path, watcher_fn changed, strings_completion_t listed);
-    void listLeases(zhandle_t *zh);
+    // Sends the watch of lease \a name (a read with the watch left on it); called without
+    // the mutex, with \a name recorded in m_watchedLeases.
+    void sendLeaseWatch(zhandle_t *zh, const QString &name, qint64 mzxid);
     void listGroups(zhandle_t *zh);
     void listMembers(zhandle_t *zh, const QString &group);
     void broken(int rc);
@@ -101,11 +109,10 @@ private:
     std::map<quint64, QSimbaLeaseBackend::HintListener> m_listeners;
     quint64 m_nextId = 1;
     zhandle_t *m_handle = nullptr; // the handle the watches are armed on
-    bool m_leasesKnown = false;
-    QSet<QString> m_leases;
-    QSet<QString> m_listed;    // the last listing of the leases, as listed
-    int m_listedVersion = 0;   // the leases parent's cversion at that listing
-    QSet<QString> m_interest;  // names this instance acquires (noteInterest)
+    // Leases known held by another session, with the mzxid read (0: unknown): answered
+    // HeldBy here (watchLease()) or handed over by a release here (noteHeld()). Bounded by
+    // the names of one client.
+    QHash<QString, qint64> m_held;
     QSet<QString> m_watchedLeases; // names with a waiter's watch (watchLease) on m_handle
     // A waiter's watch request until its completion: the completion's context. Kept here,
     // not allocated per request: zookeeper_close() may drop completions (ZOOKEEPER-3868);

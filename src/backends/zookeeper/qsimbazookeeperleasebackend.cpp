@@ -176,8 +176,8 @@ struct QSimbaZookeeperLeaseBackend::Private
         else
             ownSessions.remove(s.toString());
     }
-    //! Names this instance released last: worth the one-round-trip acquire even while the
-    //! lease watch has not told their release yet (a cycle of acquire and release).
+    //! Names this instance released last (deleted): worth the one-round-trip acquire, with
+    //! the session's version checked instead of read (a cycle of acquire and release).
     QSet<QString> releasedHere;
     //! The waiter node this instance created for a lease name a session of it waits for:
     //! "B/waiters/<name>/<session>-<sequence>". A release hands the lease to the first live
@@ -296,7 +296,7 @@ struct QSimbaZookeeperLeaseBackend::Private
     }
 
     //! The uncontended acquire in one round trip; see acquire(). Tries the names of
-    //! \a pending the lease watch does not know as held, and those in \a forced; the names
+    //! \a pending the hints do not know as held (mayBeFree()), and those in \a forced; the names
     //! found free again after losing are left in \a freed.
     void acquireFree(const QSimbaSessionId &session, QList<QSimbaLeaseName> &pending,
                      QHash<QSimbaLeaseName, AcquireResult> &results, const QList<QSimbaLeaseName> &forced,
@@ -661,8 +661,8 @@ QSimbaLeaseBackend::KeepAliveResult QSimbaZookeeperLeaseBackend::keepAlive(const
 }
 
 /*!
-    The uncontended acquire, one round trip: for each name the lease watch does not know as
-    held, one multi per name that creates the lease, the session's index entry of it and
+    The uncontended acquire, one round trip: for each name the hints do not know as held
+    (QSimbaZookeeperHints::mayBeFree()), one multi per name that creates the lease, the session's index entry of it and
     writes the clock (the token and the server's now), preceded by a read of the caller's
     session, or, for names this instance released last, checking the session's version as
     this instance knows it (ownSessions) instead. A grant stands if the session, as read or
@@ -831,6 +831,7 @@ QList<QSimbaLeaseName> QSimbaZookeeperLeaseBackend::Private::answerHeld(
     for (const auto &[name, lease] : leases) {
         if (lease->rc == ZNONODE) {
             free.append(name); // released since: worth the one-round-trip acquire again
+            hints->noteFree(name.toString());
             continue;
         }
         const QString id = QString::fromUtf8(lease->data);
@@ -894,12 +895,6 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
     d->traceCall("acquire", session);
     d->settleLeaving();
     validateBatch(names);
-    {
-        QSet<QString> asked;
-        for (const auto &name : names)
-            asked.insert(name.toString());
-        d->hints->noteInterest(asked);
-    }
     const QString own = d->sessionPath(session);
     QHash<QSimbaLeaseName, AcquireResult> results;
     QList<QSimbaLeaseName> pending(names.cbegin(), names.cend());
@@ -911,9 +906,12 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
     // which keepAlive reports as owned without a term, and QSimba releases it.
     const auto leaveGrantedQueues = qScopeGuard([&] {
         QList<QSimbaLeaseName> done;
-        for (auto it = results.cbegin(); it != results.cend(); ++it)
+        for (auto it = results.cbegin(); it != results.cend(); ++it) {
+            if (it->isGranted)
+                d->hints->noteFree(it.key().toString()); // held here now: not known held elsewhere
             if (it->isGranted && d->queued.contains(it.key().toString()))
                 done.append(it.key());
+        }
         if (done.isEmpty())
             return;
         try {
@@ -933,7 +931,7 @@ QSimbaZookeeperLeaseBackend::acquire(const QSimbaSessionId &session, const QSet<
         d->acquireFree(session, pending, results, QList<QSimbaLeaseName>(freed), freed);
     if (pending.isEmpty())
         return results;
-    // Names the lease watch knows as held: read, and answered HeldBy without writing the clock
+    // Names the hints know as held: read, and answered HeldBy without writing the clock
     // when their holders are live at the latest the server's now can be (serverNowAtMost()).
     if (d->serverNowAtMost()) {
         Batch reads(d->zk);
@@ -1184,6 +1182,8 @@ void QSimbaZookeeperLeaseBackend::release(const QSimbaSessionId &session, const 
                         d->releasedHere.insert(t.name.toString());
                     } else {
                         d->hints->forgetWaiters(t.name.toString());
+                        // Held by the waiter now: a next acquire here reads before it writes.
+                        d->hints->noteHeld(t.name.toString());
                         qCDebug(lcSimbaZookeeper, "%s: lease %s handed over to waiter %s", qPrintable(d->zk.describe()),
                                 qPrintable(t.name.toString()), qPrintable(t.waiter));
                     }

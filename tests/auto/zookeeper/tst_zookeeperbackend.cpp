@@ -143,6 +143,35 @@ class tst_ZookeeperBackend : public QObject
         return -1;
     }
 
+    // The ZooKeeper sessions (0x…) with a watch on \a path (the "wchp" four-letter word:
+    // each path, then its sessions indented).
+    QStringList watchersOf(const QString &path) const
+    {
+        QStringList sessions;
+        bool under = false;
+        for (const QByteArray &line : server.fourLetterWord("wchp").split('\n')) {
+            if (line.startsWith('\t'))
+                sessions.append(under ? QString::fromLatin1(line.trimmed()) : QString());
+            else
+                under = line.trimmed() == path.toUtf8();
+        }
+        sessions.removeAll(QString());
+        return sessions;
+    }
+
+    // The requests the server received on the connection of ZooKeeper session \a sid (0x…),
+    // pings included (the "cons" four-letter word); -1 when there is no such connection.
+    qint64 requestsOf(const QString &sid) const
+    {
+        for (const QByteArray &line : server.fourLetterWord("cons").split('\n')) {
+            if (!line.contains(QByteArray("sid=" + sid.toLatin1() + ',')))
+                continue;
+            const qsizetype at = line.indexOf("recved=");
+            return at < 0 ? -1 : line.mid(at + 7, line.indexOf(',', at) - at - 7).toLongLong();
+        }
+        return -1;
+    }
+
     // The server's znode count (the "mntr" four-letter word).
     int znodeCount() const
     {
@@ -275,6 +304,10 @@ private Q_SLOTS:
             collector.clear();
             const auto holding = holder.acquire(s1, {n}).value(n);
             QVERIFY(holding.isGranted);
+            // The waiter waits for the lease (as a candidate does, asking at each poll): hints
+            // are for the names a client waits for.
+            if (round > 0)
+                QVERIFY(!waiter.acquire(s2, {n}).value(n).isGranted);
             qint64 releasing;
             {
                 QMutexLocker lock(&collector.mutex);
@@ -321,42 +354,135 @@ private Q_SLOTS:
         waiter.closeSession(s2);
     }
 
-    // The lease list's watch is one-shot: a lease created and deleted between its event and
-    // the listing it triggers never shows in a listing. The parent's child version does: such
-    // a release is hinted for every absent name the subscriber acquires, so a waiter never
-    // sleeps beside a free lock for want of it. The proxy holds the subscriber's listing
-    // while another client acquires and releases.
-    void releaseInTheListWatchGapIsHinted()
+    // Leases are watched one name at a time, and only the names a client waits for. A
+    // subscriber that holds one lease and waits for another sends nothing while other
+    // clients take and free other leases, and its own lock cycle sends one request per write:
+    // before, a child watch on the leases' parent had every subscriber list all leases at
+    // every create and delete, its own included, on the connection its calls use. The hint
+    // of the lease it waits for still arrives.
+    void aSubscriberListsNoLeases()
     {
-        const QString base = QStringLiteral("hints-gap");
+        const QString base = QStringLiteral("quiet");
+        const auto o = options(base);
+        Backend subscriber(o), holder(o), others(o);
+        Listening hints(subscriber);
+        const auto s = subscriber.openSession(30s).id, h = holder.openSession(30s).id, x = others.openSession(30s).id;
+        const auto mine = name("mine"), theirs = name("theirs");
+        auto own = subscriber.acquire(s, {mine}).value(mine);
+        QVERIFY(own.isGranted);
+        subscriber.release(s, {{mine, own.token}}); // released here: the next cycles are one write each
+        own = subscriber.acquire(s, {mine}).value(mine);
+        QVERIFY(own.isGranted);
+        const auto held = holder.acquire(h, {theirs}).value(theirs);
+        QVERIFY(held.isGranted);
+        QVERIFY(!subscriber.acquire(s, {theirs}).value(theirs).isGranted); // waits: watches it
+        // The subscriber's ZooKeeper session: the only one watching the lease it waits for.
+        const QString theirsPath = QStringLiteral("/%1/leases/theirs").arg(base);
+        QTRY_COMPARE_WITH_TIMEOUT(watchersOf(theirsPath).size(), 1, 5000);
+        const QString sid = watchersOf(theirsPath).constFirst();
+        QVERIFY(requestsOf(sid) > 0);
+
+        qint64 requests = std::numeric_limits<qint64>::max();
+        for (int round = 0; round < 3; ++round) { // the least of a few: a ping may land in one
+            const qint64 before = requestsOf(sid);
+            for (int i = 0; i < 5; ++i) {
+                const auto n = QSimbaLeaseName::of(QStringLiteral("other-%1").arg(i));
+                const auto r = others.acquire(x, {n}).value(n);
+                QVERIFY(r.isGranted);
+                others.release(x, {{n, r.token}});
+            }
+            subscriber.release(s, {{mine, own.token}});
+            own = subscriber.acquire(s, {mine}).value(mine);
+            QVERIFY(own.isGranted);
+            requests = std::min(requests, requestsOf(sid) - before);
+            // No watch of the subscriber's on the leases' parent.
+            QVERIFY2(!watchersOf(QStringLiteral("/%1/leases").arg(base)).contains(sid), qPrintable(sid));
+        }
+        QCOMPARE(requests, 2); // its release and its acquire
+
+        holder.release(h, {{theirs, held.token}});
+        QTRY_VERIFY_WITH_TIMEOUT(hints.seen(QSimbaLeaseBackend::Hint::Kind::Released, theirs.toString()), 5000);
+        const auto won = subscriber.acquire(s, {theirs}).value(theirs);
+        QVERIFY(won.isGranted && won.token > held.token);
+        subscriber.closeSession(s);
+        holder.closeSession(h);
+        others.closeSession(x);
+    }
+
+    // A waiter's watch is one-shot and set by a read of the lease: a release between the
+    // waiter's read (its HeldBy answer) and its watch shows in that read (the lease gone, or
+    // handed to this waiter), and is hinted. The proxy holds the waiter's watch request (a
+    // read of the lease with the watch flag) until the lease was released.
+    void aReleaseBeforeTheWaitersWatchIsHinted_data()
+    {
+        QTest::addColumn<bool>("handedOver");
+        QTest::newRow("deleted by closeSession") << false;
+        QTest::newRow("handed over") << true;
+    }
+    void aReleaseBeforeTheWaitersWatchIsHinted()
+    {
+        QFETCH(bool, handedOver);
+        const QString base = handedOver ? QStringLiteral("gap-handover") : QStringLiteral("gap-close");
         TcpProxy proxy(QStringLiteral("127.0.0.1"), server.port());
         QVERIFY2(proxy.isListening(), qPrintable(proxy.errorString()));
         Backend holder(options(base)), waiter(throughProxy(base, proxy));
-        Collector collector;
-        auto subscription = waiter.subscribe(collector.listener());
+        Listening holderHints(holder), collector(waiter); // the holder listens: it learns the queue
         const auto s1 = holder.openSession(30s).id, s2 = waiter.openSession(30s).id;
         const auto n = name("gap");
-        // The waiter has acquired the name before (a candidate asks for it every poll).
-        const auto own = waiter.acquire(s2, {n}).value(n);
-        QVERIFY(own.isGranted);
-        waiter.release(s2, {{n, own.token}});
-        QTRY_VERIFY_WITH_TIMEOUT(collector.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
-        QVERIFY(waiter.inspect().leases.isEmpty()); // a round trip: its listing is answered
-        collector.clear();
-
-        // The listing the holder's create triggers (a getChildren2 of the leases with a
-        // watch: the path followed by the watch flag) is held until the lease is gone again.
-        QByteArray listing = QStringLiteral("/%1/leases").arg(base).toUtf8();
-        listing.append('\x01');
-        proxy.holdFrom(listing, 16);
         const auto t = holder.acquire(s1, {n}).value(n);
         QVERIFY(t.isGranted);
+
+        QByteArray watch = QStringLiteral("/%1/leases/gap").arg(base).toUtf8();
+        watch.append('\x01');
+        proxy.holdFrom(watch, 16);
+        const auto waiting = waiter.acquire(s2, {n}).value(n);
+        QVERIFY(!waiting.isGranted);
+        QCOMPARE(waiting.holder, s1);
         QTRY_VERIFY_WITH_TIMEOUT(proxy.holding(), 5000);
-        holder.release(s1, {{n, t.token}});
+        if (handedOver) {
+            // An acquire of the lease it holds lists the queue: the release hands it over.
+            const auto again = holder.acquire(s1, {n}).value(n);
+            QVERIFY(again.isGranted);
+            QCOMPARE(again.token, t.token);
+            holder.release(s1, {{n, t.token}});
+            RawClient raw(server.hostPort());
+            QTRY_VERIFY_WITH_TIMEOUT(raw.connected(), 10000);
+            QCOMPARE(holderOf(raw, QStringLiteral("/%1/leases/gap").arg(base)), s2.toString());
+        } else {
+            holder.closeSession(s1);
+        }
+        QVERIFY(!collector.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()));
         proxy.releaseHold();
         QTRY_VERIFY_WITH_TIMEOUT(collector.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
-        holder.closeSession(s1);
+        const auto won = waiter.acquire(s2, {n}).value(n);
+        QVERIFY(won.isGranted);
+        QVERIFY(won.token > t.token);
         waiter.closeSession(s2);
+        if (handedOver)
+            holder.closeSession(s1);
+    }
+
+    // A waiter is hinted when its holder's session expired and somebody swept it (here
+    // another client's inspect()): the sweep deletes the lease.
+    void aSweptHoldersReleaseIsHinted()
+    {
+        const auto o = options(QStringLiteral("swept-hint"));
+        Backend holder(o), waiter(o), third(o);
+        Listening collector(waiter);
+        const auto doomed = holder.openSession(2s).id, w = waiter.openSession(30s).id;
+        const auto n = name("swept");
+        const auto t = holder.acquire(doomed, {n}).value(n);
+        QVERIFY(t.isGranted);
+        const auto waiting = waiter.acquire(w, {n}).value(n);
+        QVERIFY(!waiting.isGranted);
+        QCOMPARE(waiting.holder, doomed);
+        // The holder stops renewing; once its session ran out, a sweep removes it with its lease.
+        QTRY_VERIFY_WITH_TIMEOUT((third.inspect(), collector.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString())),
+                                 10000);
+        const auto won = waiter.acquire(w, {n}).value(n);
+        QVERIFY(won.isGranted);
+        QVERIFY(won.token > t.token);
+        waiter.closeSession(w);
     }
 
     // The hosts are resolved when a handle is made, not again by the C client's IO thread
@@ -529,8 +655,9 @@ private Q_SLOTS:
         // The failed multi, and (subscribed now) the loser queues as a waiter: its node,
         // and the first time in this queue a create that found no queue, and the queue.
         QVERIFY2(written <= 4, qPrintable(QString::number(written)));
-        // Once the loser's lease watch has listed the lease as held, its acquire writes
-        // nothing at all: the lease and the holder are read, the clock is not written.
+        // Once the loser knows the lease held (its last answer, which left a watch on the
+        // lease), its acquire writes nothing at all: the lease and the holder are read, the
+        // clock is not written.
         const auto writesOfLosing = [&] {
             const qint64 start = lastZxid();
             const auto r = loser.acquire(l, {n}).value(n);
@@ -955,6 +1082,8 @@ private Q_SLOTS:
         const auto s1 = a.openSession(30s).id, s2 = b.openSession(30s).id;
         const auto t1 = a.acquire(s1, {n}).value(n);
         QVERIFY(t1.isGranted);
+        const auto sw = watcher.openSession(30s).id;
+        QVERIFY(!watcher.acquire(sw, {n}).value(n).isGranted); // waits for it: watches it
         const auto s3 = a.openSession(800ms).id;
         const auto tm1 = a.acquire(s3, {m}).value(m);
         QVERIFY(tm1.isGranted);
@@ -984,8 +1113,8 @@ private Q_SLOTS:
         QVERIFY(tm2.token > tm1.token);
         QVERIFY(!a.keepAlive(s3, 800ms, {}).isLive);
 
-        // A release after the restart reaches the watcher (its watches survived the
-        // reconnect) and the next term's token is higher still. The watcher makes no call:
+        // A release after the restart reaches the watcher, which waits for the lease (its
+        // watch survived the reconnect), and the next term's token is higher still. The watcher makes no call:
         // its client reconnects on the C client's own schedule, and the hint comes once it
         // has (5.45 s after the release once, under ASan beside a build).
         collector.clear();
@@ -999,6 +1128,7 @@ private Q_SLOTS:
             a.closeSession(s);
         for (const auto &s : {s2, s4})
             b.closeSession(s);
+        watcher.closeSession(sw);
     }
 
     // The sweep of expired sessions (openSession(), members(), inspect(), a takeover) must
@@ -1078,6 +1208,12 @@ private Q_SLOTS:
         const auto n = name("kept");
         const auto t = backend.acquire(s, {n}).value(n);
         QVERIFY(t.isGranted);
+        // And it waits for a lease of another client: the lease it watches.
+        const auto s2 = other.openSession(30s).id;
+        const auto m = name("waited");
+        const auto theirs = other.acquire(s2, {m}).value(m);
+        QVERIFY(theirs.isGranted);
+        QVERIFY(!backend.acquire(s, {m}).value(m).isGranted);
 
         // Frozen longer than the ZooKeeper session timeout: the server expires that
         // session when it thaws, and the client must make a new one.
@@ -1107,11 +1243,13 @@ private Q_SLOTS:
         QVERIFY(k.isLive);
         QCOMPARE(k.owned, QSet<QSimbaLeaseName>{n});
         QCOMPARE(backend.acquire(s, {n}).value(n).token, t.token);
-        // The new handle re-armed the watches.
+        // The new handle re-armed the watch of the lease it waits for.
         collector.clear();
-        other.release(s, {{n, t.token}});
-        QTRY_VERIFY_WITH_TIMEOUT(collector.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString()), 5000);
+        other.release(s2, {{m, theirs.token}});
+        QTRY_VERIFY_WITH_TIMEOUT(collector.seen(QSimbaLeaseBackend::Hint::Kind::Released, m.toString()), 5000);
+        QVERIFY(backend.acquire(s, {m}).value(m).isGranted);
         backend.closeSession(s);
+        other.closeSession(s2);
     }
 
     // Clients that crash (their backends go away without closing their sessions) leave
