@@ -469,7 +469,7 @@ private Q_SLOTS:
         const auto o = options(QStringLiteral("swept-hint"));
         Backend holder(o), waiter(o), third(o);
         Listening collector(waiter);
-        const auto doomed = holder.openSession(2s).id, w = waiter.openSession(30s).id;
+        const auto doomed = holder.openSession(3s).id, w = waiter.openSession(30s).id;
         const auto n = name("swept");
         const auto t = holder.acquire(doomed, {n}).value(n);
         QVERIFY(t.isGranted);
@@ -478,7 +478,7 @@ private Q_SLOTS:
         QCOMPARE(waiting.holder, doomed);
         // The holder stops renewing; once its session ran out, a sweep removes it with its lease.
         QTRY_VERIFY_WITH_TIMEOUT((third.inspect(), collector.seen(QSimbaLeaseBackend::Hint::Kind::Released, n.toString())),
-                                 10000);
+                                 15000);
         const auto won = waiter.acquire(w, {n}).value(n);
         QVERIFY(won.isGranted);
         QVERIFY(won.token > t.token);
