@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <deque>
 #include <map>
 #include <random>
 
@@ -154,6 +155,13 @@ struct Worker
     std::map<QPair<QString, qint64>, Interval> open; // (name, token) → a term it holds now
     QStringList log;                  // last lines
     QStringList errors;               // the first lines of a sanitizer's report on its standard error
+    struct Warning
+    {
+        qint64 at;   // its arrival, ns
+        QString line;
+        int times;   // the same line this often in a row
+    };
+    std::deque<Warning> warnings;     // its last lines on standard error
     bool stopped = false, closing = false, closed = false, gone = false, killed = false;
     qint64 closeStart = 0;
     qint64 resumedAt = 0; // when the runner last let it go on after freezing it
@@ -394,6 +402,13 @@ private:
                 continue;
             remember(w, QStringLiteral("stderr: ") + QString::fromLocal8Bit(l));
             trace(w.id, QStringLiteral("stderr: ") + QString::fromLocal8Bit(l));
+            if (!w.warnings.empty() && w.warnings.back().line == QString::fromLocal8Bit(l)) {
+                ++w.warnings.back().times;
+            } else {
+                w.warnings.push_back({monotonicNs(), QString::fromLocal8Bit(l), 1});
+                if (w.warnings.size() > 40)
+                    w.warnings.pop_front();
+            }
             // From a sanitizer's report on (the client's own warnings are in the log).
             if ((!w.errors.isEmpty() || l.contains("Sanitizer") || l.contains("runtime error")) && w.errors.size() < 60)
                 w.errors << QString::fromLocal8Bit(l);
@@ -686,7 +701,8 @@ private:
             r.violations << QStringLiteral("no leader and owner of every partition %1 ms after the fault (bound %2 ms): %3")
                                 .arg(r.boundMs * 3).arg(r.boundMs).arg(missing());
         else if (r.recoveryMs > r.boundMs)
-            r.violations << QStringLiteral("recovery took %1 ms, over the bound of %2 ms").arg(r.recoveryMs).arg(r.boundMs);
+            r.violations << QStringLiteral("recovery took %1 ms, over the bound of %2 ms").arg(r.recoveryMs).arg(r.boundMs)
+                                + warningsSince(injected);
         // The closing client must have finished closing within its bound.
         const int closeBound = 2 * lease + 4000;
         if (!closer->killed && !waitFor([closer] { return closer->gone; }, closeBound)) {
@@ -768,6 +784,23 @@ private:
     {
         return QStringLiteral("%1 token %2 held by %3 from %4 to %5 (%6)")
             .arg(i.name).arg(i.token).arg(i.worker).arg(i.begin).arg(i.end).arg(i.reason);
+    }
+
+    // What each worker wrote on standard error (its warnings: failed calls, reconnects) from
+    // \a since on, each line with its arrival in ms after it: what held a recovery up.
+    QString warningsSince(qint64 since) const
+    {
+        QString text;
+        for (const auto &w : m_workers) {
+            for (const auto &warning : w->warnings) {
+                if (warning.at >= since)
+                    text += QStringLiteral("\n    %1 +%2 ms: %3%4")
+                                .arg(w->id)
+                                .arg((warning.at - since) / 1'000'000)
+                                .arg(warning.line, warning.times > 1 ? QStringLiteral(" (%1 times)").arg(warning.times) : QString());
+            }
+        }
+        return text;
     }
 
     QString lastLines(const QString &worker) const
