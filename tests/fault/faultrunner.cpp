@@ -162,6 +162,7 @@ struct Worker
         int times;   // the same line this often in a row
     };
     std::deque<Warning> warnings;     // its last lines on standard error
+    std::deque<std::pair<qint64, QString>> timeline; // every line it printed, with its arrival (ns); bounded
     bool stopped = false, closing = false, closed = false, gone = false, killed = false;
     qint64 closeStart = 0;
     qint64 resumedAt = 0; // when the runner last let it go on after freezing it
@@ -402,6 +403,7 @@ private:
                 continue;
             remember(w, QStringLiteral("stderr: ") + QString::fromLocal8Bit(l));
             trace(w.id, QStringLiteral("stderr: ") + QString::fromLocal8Bit(l));
+            keep(w, QStringLiteral("stderr: ") + QString::fromLocal8Bit(l));
             if (!w.warnings.empty() && w.warnings.back().line == QString::fromLocal8Bit(l)) {
                 ++w.warnings.back().times;
             } else {
@@ -413,6 +415,14 @@ private:
             if ((!w.errors.isEmpty() || l.contains("Sanitizer") || l.contains("runtime error")) && w.errors.size() < 60)
                 w.errors << QString::fromLocal8Bit(l);
         }
+    }
+
+    // The worker's timeline, kept for a violation's report (the last 2,000 lines of each).
+    static void keep(Worker &w, const QString &line)
+    {
+        w.timeline.emplace_back(monotonicNs(), line);
+        if (w.timeline.size() > 2000)
+            w.timeline.pop_front();
     }
 
     static void remember(Worker &w, const QString &line)
@@ -430,6 +440,7 @@ private:
             const QString line = QString::fromUtf8(w.buffer.left(nl));
             w.buffer.remove(0, nl + 1);
             trace(w.id, line);
+            keep(w, line);
             const auto f = line.split(QLatin1Char(' '));
             if (f.first() == QLatin1String("BEGIN") && f.size() == 5) {
                 w.open[{f.at(2), f.at(3).toLongLong()}] = Interval{f.at(2), f.at(3).toLongLong(), f.at(4).toLongLong(), 0, w.id, {}};
@@ -527,6 +538,8 @@ private:
         for (qsizetype i = 0; i < qsizetype(m_workers.size()); ++i) {
             Worker &w = *m_workers[i];
             if (!w.process || w.gone) {
+                if (!w.id.isEmpty())
+                    m_retired[w.id] = std::exchange(w.timeline, {});
                 w.id = QStringLiteral("w%1").arg(++m_spawned);
                 spawn(w);
             }
@@ -803,6 +816,33 @@ private:
         return text;
     }
 
+    // The lines \a worker printed from \a from to \a to (ns; the last 60 of them), each with
+    // its arrival in ms after \a origin: both sides of an overlap, even of replaced workers.
+    QString linesAround(const QString &worker, qint64 from, qint64 to, qint64 origin) const
+    {
+        const std::deque<std::pair<qint64, QString>> *timeline = nullptr;
+        for (const auto &w : m_workers) {
+            if (w->id == worker)
+                timeline = &w->timeline;
+        }
+        if (const auto retired = m_retired.find(worker); !timeline && retired != m_retired.end())
+            timeline = &retired->second;
+        if (!timeline)
+            return QStringLiteral("    %1: no lines").arg(worker);
+        QStringList lines;
+        for (const auto &[at, line] : *timeline) {
+            if (at >= from && at <= to)
+                lines << QStringLiteral("%1 ms: %2").arg(double(at - origin) / 1e6, 0, 'f', 1).arg(line);
+        }
+        if (lines.size() > 60)
+            lines = lines.mid(lines.size() - 60);
+        return QStringLiteral("    %1, its lines from %2 to %3 ms:\n      %4")
+            .arg(worker)
+            .arg(double(from - origin) / 1e6, 0, 'f', 0)
+            .arg(double(to - origin) / 1e6, 0, 'f', 0)
+            .arg(lines.join(QStringLiteral("\n      ")));
+    }
+
     QString lastLines(const QString &worker) const
     {
         for (const auto &w : m_workers) {
@@ -849,7 +889,9 @@ private:
                 if (latest && i.begin < latest->end)
                     violate(i.begin, QStringLiteral("two valid terms overlap by %1 ms:\n    %2\n    %3\n%4\n%5")
                                          .arg(double(latest->end - i.begin) / 1e6, 0, 'f', 1)
-                                         .arg(describe(*latest), describe(i), lastLines(latest->worker), lastLines(i.worker)));
+                                         .arg(describe(*latest), describe(i),
+                                              linesAround(latest->worker, latest->begin - 2'000'000'000, i.begin + 300'000'000, i.begin),
+                                              linesAround(i.worker, latest->begin - 2'000'000'000, i.begin + 300'000'000, i.begin)));
                 if (k > 0 && i.token <= list.at(k - 1).token)
                     violate(i.begin, QStringLiteral("token did not increase: %1 after %2").arg(describe(i), describe(list.at(k - 1))));
                 if (!latest || i.end > latest->end)
@@ -920,6 +962,7 @@ private:
     std::function<qint64()> m_serverPid;
     std::function<bool()> m_restart, m_flushAll;
     std::vector<std::unique_ptr<Worker>> m_workers;
+    std::map<QString, std::deque<std::pair<qint64, QString>>> m_retired; // the timelines of replaced workers
     int m_spawned = 0;
     qint64 m_lockTaken = 0; // when the lock was last acquired
     QList<Interval> m_intervals;
