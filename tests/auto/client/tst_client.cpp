@@ -279,7 +279,14 @@ private Q_SLOTS:
         // A term won at once is delivered on the callback thread while start() may still be
         // running: the callbacks given to start() must be in place before the engine hears
         // of the election (they were stored after it, and missed about one term in ten).
-        auto simba = client(QSimba::CallbackExecutor::DedicatedThread);
+        // A lease long enough that no session is lost meanwhile: the 300 ms one of the
+        // other tests ran out once under ThreadSanitizer, and the term won again was a
+        // second elected.
+        auto simba = QSimba::builder()
+                         .backend(std::make_unique<QSimbaMemoryLeaseBackend>(store))
+                         .config(QSimbaConfig::builder().leaseDuration(10s).build())
+                         .callbackExecutor(QSimba::CallbackExecutor::DedicatedThread)
+                         .build();
         for (int i = 0; i < 40; ++i) {
             auto *election = simba->election(QStringLiteral("at-once.%1").arg(i));
             std::atomic<int> heard{0}, signalled{0};
