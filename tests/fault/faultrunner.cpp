@@ -155,13 +155,6 @@ struct Worker
     std::map<QPair<QString, qint64>, Interval> open; // (name, token) → a term it holds now
     QStringList log;                  // last lines
     QStringList errors;               // the first lines of a sanitizer's report on its standard error
-    struct Warning
-    {
-        qint64 at;   // its arrival, ns
-        QString line;
-        int times;   // the same line this often in a row
-    };
-    std::deque<Warning> warnings;     // its last lines on standard error
     std::deque<std::pair<qint64, QString>> timeline; // every line it printed, with its arrival (ns); bounded
     bool stopped = false, closing = false, closed = false, gone = false, killed = false;
     qint64 closeStart = 0;
@@ -404,13 +397,6 @@ private:
             remember(w, QStringLiteral("stderr: ") + QString::fromLocal8Bit(l));
             trace(w.id, QStringLiteral("stderr: ") + QString::fromLocal8Bit(l));
             keep(w, QStringLiteral("stderr: ") + QString::fromLocal8Bit(l));
-            if (!w.warnings.empty() && w.warnings.back().line == QString::fromLocal8Bit(l)) {
-                ++w.warnings.back().times;
-            } else {
-                w.warnings.push_back({monotonicNs(), QString::fromLocal8Bit(l), 1});
-                if (w.warnings.size() > 40)
-                    w.warnings.pop_front();
-            }
             // From a sanitizer's report on (the client's own warnings are in the log).
             if ((!w.errors.isEmpty() || l.contains("Sanitizer") || l.contains("runtime error")) && w.errors.size() < 60)
                 w.errors << QString::fromLocal8Bit(l);
@@ -799,19 +785,49 @@ private:
             .arg(i.name).arg(i.token).arg(i.worker).arg(i.begin).arg(i.end).arg(i.reason);
     }
 
-    // What each worker wrote on standard error (its warnings: failed calls, reconnects) from
-    // \a since on, each line with its arrival in ms after it: what held a recovery up.
+    using Timeline = std::deque<std::pair<qint64, QString>>;
+    // The timeline of \a worker, live or replaced since; nullptr if none.
+    const Timeline *timelineOf(const QString &worker) const
+    {
+        for (const auto &w : m_workers) {
+            if (w->id == worker)
+                return &w->timeline;
+        }
+        const auto retired = m_retired.find(worker);
+        return retired != m_retired.end() ? &retired->second : nullptr;
+    }
+
+    // What the workers wrote on standard error (their warnings: failed calls, reconnects,
+    // lost sessions) from \a since on, each line with its arrival in ms after it and a run
+    // of the same line counted: what held a recovery up.
     QString warningsSince(qint64 since) const
     {
+        QStringList ids;
+        for (const auto &[id, timeline] : m_retired)
+            ids << id;
+        for (const auto &w : m_workers)
+            ids << w->id;
         QString text;
-        for (const auto &w : m_workers) {
-            for (const auto &warning : w->warnings) {
-                if (warning.at >= since)
-                    text += QStringLiteral("\n    %1 +%2 ms: %3%4")
-                                .arg(w->id)
-                                .arg((warning.at - since) / 1'000'000)
-                                .arg(warning.line, warning.times > 1 ? QStringLiteral(" (%1 times)").arg(warning.times) : QString());
+        for (const QString &id : std::as_const(ids)) {
+            QString last;
+            int times = 0;
+            const auto flush = [&] {
+                if (times > 1)
+                    text += QStringLiteral(" (%1 times)").arg(times);
+            };
+            for (const auto &[at, line] : *timelineOf(id)) {
+                if (at < since || !line.startsWith(QLatin1String("stderr: ")))
+                    continue;
+                if (line == last) {
+                    ++times;
+                    continue;
+                }
+                flush();
+                text += QStringLiteral("\n    %1 +%2 ms: %3").arg(id).arg((at - since) / 1'000'000).arg(line.mid(8));
+                last = line;
+                times = 1;
             }
+            flush();
         }
         return text;
     }
@@ -820,13 +836,7 @@ private:
     // its arrival in ms after \a origin: both sides of an overlap, even of replaced workers.
     QString linesAround(const QString &worker, qint64 from, qint64 to, qint64 origin) const
     {
-        const std::deque<std::pair<qint64, QString>> *timeline = nullptr;
-        for (const auto &w : m_workers) {
-            if (w->id == worker)
-                timeline = &w->timeline;
-        }
-        if (const auto retired = m_retired.find(worker); !timeline && retired != m_retired.end())
-            timeline = &retired->second;
+        const Timeline *timeline = timelineOf(worker);
         if (!timeline)
             return QStringLiteral("    %1: no lines").arg(worker);
         QStringList lines;
@@ -962,7 +972,7 @@ private:
     std::function<qint64()> m_serverPid;
     std::function<bool()> m_restart, m_flushAll;
     std::vector<std::unique_ptr<Worker>> m_workers;
-    std::map<QString, std::deque<std::pair<qint64, QString>>> m_retired; // the timelines of replaced workers
+    std::map<QString, Timeline> m_retired; // the timelines of replaced workers
     int m_spawned = 0;
     qint64 m_lockTaken = 0; // when the lock was last acquired
     QList<Interval> m_intervals;
