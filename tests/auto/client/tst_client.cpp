@@ -8,6 +8,7 @@
 #include <QtCore/QThread>
 
 #include <atomic>
+#include <optional>
 #include <QtTest/QSignalSpy>
 #include <QtTest/QTest>
 #include "qsimbatestmain.h"
@@ -22,11 +23,12 @@ class tst_Client : public QObject
     // Short leases keep real-time tests fast: renew 100 ms.
     QSimbaConfig config = QSimbaConfig::builder().leaseDuration(300ms).build();
 
-    std::unique_ptr<QSimba> client(QSimba::CallbackExecutor executor = QSimba::CallbackExecutor::OwnerThread)
+    std::unique_ptr<QSimba> client(QSimba::CallbackExecutor executor = QSimba::CallbackExecutor::OwnerThread,
+                                   const std::optional<QSimbaConfig> &own = std::nullopt)
     {
         return QSimba::builder()
             .backend(std::make_unique<QSimbaMemoryLeaseBackend>(store))
-            .config(config)
+            .config(own.value_or(config))
             .callbackExecutor(executor)
             .build();
     }
@@ -282,11 +284,7 @@ private Q_SLOTS:
         // A lease long enough that no session is lost meanwhile: the 300 ms one of the
         // other tests ran out once under ThreadSanitizer, and the term won again was a
         // second elected.
-        auto simba = QSimba::builder()
-                         .backend(std::make_unique<QSimbaMemoryLeaseBackend>(store))
-                         .config(QSimbaConfig::builder().leaseDuration(10s).build())
-                         .callbackExecutor(QSimba::CallbackExecutor::DedicatedThread)
-                         .build();
+        auto simba = client(QSimba::CallbackExecutor::DedicatedThread, QSimbaConfig::builder().leaseDuration(10s).build());
         for (int i = 0; i < 40; ++i) {
             auto *election = simba->election(QStringLiteral("at-once.%1").arg(i));
             std::atomic<int> heard{0}, signalled{0};
